@@ -1,0 +1,84 @@
+// The application as a plugin: decorating plugins first, then the routes (folders mirror
+// the URL tree), one error handler and one not-found handler. It never listens.
+import path from 'node:path'
+import AutoLoad from '@fastify/autoload'
+import sensible from '@fastify/sensible'
+import type { FastifyError, FastifyInstance, FastifyServerOptions } from 'fastify'
+import { CmsError, errorBody } from './lib/errors.js'
+import type { Config } from './lib/config.js'
+
+export interface AppOptions {
+  config: Config
+}
+
+/** Server-level options that come from the settings (body limit, proxy trust). */
+export function serverOptions (config: Config): FastifyServerOptions {
+  return {
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    // Keys and cookies never reach a log line.
+    logger: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    forceCloseConnections: false,
+    return503OnClosing: true
+  }
+}
+
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie']
+
+export default async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
+  await fastify.register(sensible)
+
+  // JSON merge patch (RFC 7396) bodies for PATCH are parsed like JSON, with the same guards.
+  fastify.addContentTypeParser(
+    'application/merge-patch+json',
+    { parseAs: 'string' },
+    fastify.getDefaultJsonParser('error', 'error')
+  )
+
+  await fastify.register(AutoLoad, {
+    dir: path.join(import.meta.dirname, 'plugins'),
+    options: opts,
+    ignorePattern: /\.(test|d)\.(ts|js)$/
+  })
+
+  await fastify.register(AutoLoad, {
+    dir: path.join(import.meta.dirname, 'routes'),
+    routeParams: true,
+    autoHooks: true,
+    cascadeHooks: true,
+    options: opts,
+    ignorePattern: /^(schemas|handlers)\.(ts|js)$|\.d\.ts$/
+  })
+
+  fastify.setErrorHandler(function handleError (err: FastifyError | CmsError, request, reply) {
+    if (err instanceof CmsError) {
+      if (err.statusCode === 401) reply.header('WWW-Authenticate', 'Bearer')
+      if (err.statusCode >= 500) request.log.error({ err }, 'internal error')
+      return reply.code(err.statusCode).send(err.toBody())
+    }
+    if (err.validation !== undefined) {
+      const context = err.validationContext ?? 'request'
+      const errors = err.validation.map(v => {
+        const where = `${context}${v.instancePath.replace(/\//g, '.')}`
+        const missing = (v.params as { missingProperty?: string }).missingProperty
+        return missing !== undefined ? `${where}.${missing}: is required` : `${where}: ${v.message ?? 'is invalid'}`
+      })
+      return reply.code(400).send(errorBody(400, err.message, errors))
+    }
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500
+    if (status >= 500) {
+      request.log.error({ err }, 'internal error')
+      return reply.code(status).send(errorBody(status, 'An internal error occurred.'))
+    }
+    if (status === 401) reply.header('WWW-Authenticate', 'Bearer')
+    return reply.code(status).send(errorBody(status, err.message))
+  })
+
+  fastify.setNotFoundHandler(function handleNotFound (request, reply) {
+    return reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found.`))
+  })
+}

@@ -1,0 +1,176 @@
+// Settings (contract §1). Parsed once from an environment-like record and validated;
+// a bad value throws a ConfigError whose message is one line naming the setting.
+import path from 'node:path'
+
+export type Role = 'admin' | 'editor' | 'viewer'
+export const ROLES: readonly Role[] = ['admin', 'editor', 'viewer']
+export type StoreKind = 'sqlite' | 'file'
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export interface ApiKey {
+  key: string
+  role: Role
+}
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  typesDir: string
+  assetsDir: string
+  store: StoreKind
+  publicUrl: string
+  apiKeys: ApiKey[]
+  locales: string[]
+  environments: string[]
+  webhooks: string[]
+  webhookSecret: string | null
+  /** Base delay of the webhook retry back-off, in milliseconds. */
+  webhookBackoffMs: number
+  cacheMax: number
+  bodyLimit: number
+  uploadLimit: number
+  trustProxy: boolean
+  corsOrigins: string[]
+  logLevel: LogLevel
+  seed: boolean
+}
+
+export class ConfigError extends Error {
+  constructor (readonly setting: string, problem: string) {
+    super(`${setting}: ${problem}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+const MIN_KEY_LENGTH = 16
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+
+function read (env: Env, name: string): string | undefined {
+  const value = env[name]
+  if (value === undefined) return undefined
+  const trimmed = value.trim()
+  return trimmed === '' ? undefined : trimmed
+}
+
+function list (env: Env, name: string): string[] {
+  const value = read(env, name)
+  if (value === undefined) return []
+  return value.split(',').map(s => s.trim()).filter(s => s !== '')
+}
+
+function integer (env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = read(env, name)
+  if (value === undefined) return fallback
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `must be a whole number, got '${value}'`)
+  const n = Number(value)
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`)
+  return n
+}
+
+function boolean (env: Env, name: string, fallback: boolean): boolean {
+  const value = read(env, name)
+  if (value === undefined) return fallback
+  const v = value.toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true
+  if (['0', 'false', 'no', 'off'].includes(v)) return false
+  throw new ConfigError(name, `must be true or false, got '${value}'`)
+}
+
+function httpUrl (name: string, value: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(name, `is not a valid URL: '${value}'`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an http or https URL, got '${value}'`)
+  }
+  return value
+}
+
+function uniqueNames (name: string, values: string[], what: string): string[] {
+  const seen = new Set<string>()
+  for (const v of values) {
+    if (!NAME_RE.test(v)) throw new ConfigError(name, `'${v}' is not a valid ${what} (letters, digits, '-' and '_')`)
+    if (seen.has(v)) throw new ConfigError(name, `duplicate ${what} '${v}'`)
+    seen.add(v)
+  }
+  return values
+}
+
+function apiKeys (env: Env): ApiKey[] {
+  const keys: ApiKey[] = []
+  const single = read(env, 'CMS_API_KEY')
+  if (single !== undefined) {
+    if (single.length < MIN_KEY_LENGTH) throw new ConfigError('CMS_API_KEY', `a key must be at least ${MIN_KEY_LENGTH} characters`)
+    keys.push({ key: single, role: 'admin' })
+  }
+  for (const pair of list(env, 'CMS_API_KEYS')) {
+    const at = pair.lastIndexOf(':')
+    if (at <= 0) throw new ConfigError('CMS_API_KEYS', 'each entry must be key:role')
+    const key = pair.slice(0, at).trim()
+    const role = pair.slice(at + 1).trim()
+    // Never echo the key itself: the message may reach a log.
+    if (!(ROLES as readonly string[]).includes(role)) {
+      throw new ConfigError('CMS_API_KEYS', `unknown role '${role}' (expected admin, editor or viewer)`)
+    }
+    if (key.length < MIN_KEY_LENGTH) throw new ConfigError('CMS_API_KEYS', `a key must be at least ${MIN_KEY_LENGTH} characters`)
+    if (keys.some(k => k.key === key)) throw new ConfigError('CMS_API_KEYS', 'the same key is listed twice')
+    keys.push({ key, role: role as Role })
+  }
+  return keys
+}
+
+/** Parses and validates every setting. `cwd` resolves relative directories. */
+export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
+  const port = integer(env, 'CMS_PORT', integer(env, 'PORT', 3000, 0, 65535), 0, 65535)
+  const host = read(env, 'CMS_HOST') ?? '0.0.0.0'
+  const dataDir = path.resolve(cwd, read(env, 'CMS_DATA_DIR') ?? './data')
+  const typesDir = path.resolve(cwd, read(env, 'CMS_TYPES_DIR') ?? path.join(dataDir, 'types'))
+  const assetsDir = path.resolve(cwd, read(env, 'CMS_ASSETS_DIR') ?? path.join(dataDir, 'assets'))
+
+  const store = read(env, 'CMS_STORE') ?? 'sqlite'
+  if (store !== 'sqlite' && store !== 'file') {
+    throw new ConfigError('CMS_STORE', `must be 'sqlite' or 'file', got '${store}'`)
+  }
+
+  const publicUrl = httpUrl('CMS_PUBLIC_URL', read(env, 'CMS_PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '')
+
+  const webhooks = list(env, 'CMS_WEBHOOKS').map(u => httpUrl('CMS_WEBHOOKS', u))
+
+  const corsOrigins = list(env, 'CMS_CORS_ORIGINS')
+  for (const origin of corsOrigins) if (origin !== '*') httpUrl('CMS_CORS_ORIGINS', origin)
+
+  const logLevel = (read(env, 'CMS_LOG_LEVEL') ?? 'info').toLowerCase()
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('CMS_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`)
+  }
+
+  return {
+    port,
+    host,
+    dataDir,
+    typesDir,
+    assetsDir,
+    store,
+    publicUrl,
+    apiKeys: apiKeys(env),
+    locales: uniqueNames('CMS_LOCALES', list(env, 'CMS_LOCALES'), 'locale'),
+    environments: uniqueNames('CMS_ENVIRONMENTS', list(env, 'CMS_ENVIRONMENTS'), 'environment'),
+    webhooks,
+    webhookSecret: read(env, 'CMS_WEBHOOK_SECRET') ?? null,
+    webhookBackoffMs: integer(env, 'CMS_WEBHOOK_BACKOFF_MS', 2000, 1, 3_600_000),
+    cacheMax: integer(env, 'CMS_CACHE_MAX', 10000, 0),
+    bodyLimit: integer(env, 'CMS_BODY_LIMIT', 1048576, 1),
+    uploadLimit: integer(env, 'CMS_UPLOAD_LIMIT', 52428800, 1),
+    trustProxy: boolean(env, 'CMS_TRUST_PROXY', false),
+    corsOrigins,
+    logLevel: logLevel as LogLevel,
+    seed: boolean(env, 'CMS_SEED', true)
+  }
+}

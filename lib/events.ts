@@ -1,0 +1,32 @@
+// A small synchronous event bus. Listeners run in emit's call so that a listener that must
+// persist before the reply (the webhook outbox) can; each listener's failure is contained.
+import type { CmsEvent } from '../types/events.js'
+
+export type EventListener = (event: CmsEvent) => void | Promise<void>
+export type ListenerErrorHandler = (err: unknown, event: CmsEvent) => void
+
+export class EventBus {
+  private readonly listeners = new Set<EventListener>()
+
+  constructor (private readonly onError: ListenerErrorHandler) {}
+
+  /** Adds a listener; returns a function that removes it. */
+  on (listener: EventListener): () => void {
+    this.listeners.add(listener)
+    return () => { this.listeners.delete(listener) }
+  }
+
+  /** Never throws and never waits: a listener's error or rejection is reported, not raised. */
+  emit (event: CmsEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        const result = listener(event)
+        if (result !== undefined && typeof (result as Promise<void>).catch === 'function') {
+          (result as Promise<void>).catch(err => { this.onError(err, event) })
+        }
+      } catch (err) {
+        this.onError(err, event)
+      }
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import fp from 'fastify-plugin'
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import { KeyRing, can, type Caller, type Permission } from '../lib/auth.js'
+import { forbidden, unauthorized } from '../lib/errors.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** A preHandler that answers 401 (no or unknown key) or 403 (role lacks it) unless the caller has `permission`. */
+    requirePermission: (permission: Permission) => preHandlerAsyncHookHandler
+  }
+  interface FastifyRequest {
+    /** Who is calling; filled by an onRequest hook. */
+    caller: Caller
+  }
+}
+
+export default fp(async (fastify) => {
+  const ring = new KeyRing(fastify.config.apiKeys)
+
+  fastify.decorateRequest('caller', null as unknown as Caller)
+  fastify.addHook('onRequest', async (request: FastifyRequest) => {
+    const auth = request.headers.authorization
+    const apiKey = request.headers['x-api-key']
+    request.caller = ring.resolve(auth, Array.isArray(apiKey) ? apiKey[0] : apiKey)
+  })
+
+  fastify.decorate('requirePermission', (permission: Permission): preHandlerAsyncHookHandler => {
+    return async function checkPermission (request) {
+      const caller = request.caller
+      if (!caller.authenticated) {
+        throw unauthorized(caller.invalidKey ? 'The API key is not valid.' : 'A valid API key is required.')
+      }
+      if (!can(caller, permission)) throw forbidden(`The '${caller.role ?? 'anonymous'}' role lacks the ${permission} permission.`)
+    }
+  })
+}, { name: 'auth', dependencies: ['config'], fastify: '5.x' })
