@@ -105,3 +105,21 @@ export interface CollectionModel {
   /** Dotted paths of `readonly` and `auto` fields, which PUT keeps when absent from the body. */
   readonly keptOnUpdate: readonly string[]
 }
+
+/** The schema registry (plugins/schemas.ts decorates `fastify.schemas` with it). */
+export interface SchemaRegistry {
+  /** Every schema name in the types directory, reusable ones included, sorted. */
+  names: () => string[]
+  /** The compiled model of a content collection; null when unknown, reusable or unresolvable. */
+  collection: (name: string) => CollectionModel | null
+  /** Every content collection (reusable and unresolvable schemas left out), sorted by name. */
+  collections: () => CollectionModel[]
+  /** The schema file as stored (unresolved). NOT_FOUND when no file; BAD_REQUEST when unparsable or its name differs. */
+  readRaw: (name: string) => Promise<SchemaDefinition>
+  /** POST /api/schemas: validates, writes `<name>.json` atomically, reloads. Returns the definition as written. */
+  create: (definition: unknown) => Promise<SchemaDefinition>
+  /** PUT /api/schemas/<name>: rewrites the existing file (`.json5` first). */
+  update: (name: string, definition: unknown) => Promise<SchemaDefinition>
+  /** DELETE /api/schemas/<name>: removes both `.json5` and `.json`. */
+  remove: (name: string) => Promise<void>
+}

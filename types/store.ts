@@ -37,6 +37,8 @@ export interface ContentStore {
   open: () => Promise<void>
   /** Flushes pending writes and releases files and handles. */
   close: () => Promise<void>
+  /** Makes sure a collection's storage location exists in every environment (schema create). */
+  ensureCollection: (collection: string) => Promise<void>
 
   get: (scope: Scope, collection: string, slug: string) => StoredEntry | undefined
   /** Batch read for reference checks and `_resolve` (no query per reference). */
