@@ -3,6 +3,7 @@
 import path from 'node:path'
 import AutoLoad from '@fastify/autoload'
 import sensible from '@fastify/sensible'
+import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyServerOptions } from 'fastify'
 import { CmsError, errorBody } from './lib/errors.js'
 import type { Config } from './lib/config.js'
@@ -29,8 +30,11 @@ export function serverOptions (config: Config): FastifyServerOptions {
 
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie']
 
-export default async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
+async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(sensible)
+
+  // Bodies are JSON (or multipart, registered by the assets plugin): anything else is a 415.
+  fastify.removeContentTypeParser('text/plain')
 
   // JSON merge patch (RFC 7396) bodies for PATCH are parsed like JSON, with the same guards.
   fastify.addContentTypeParser(
@@ -82,3 +86,7 @@ export default async function app (fastify: FastifyInstance, opts: AppOptions): 
     return reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found.`))
   })
 }
+
+// Unencapsulated so the decorators (store, schemas, events...) are reachable from the instance
+// that registers the app: server.ts and the tests.
+export default fp(app, { name: 'lectern', fastify: '5.x' })

@@ -1,0 +1,115 @@
+import path from 'node:path'
+import t from 'tap'
+import { ConfigError, loadConfig } from '../../lib/config.js'
+
+const cwd = '/srv/app'
+
+t.test('defaults (contract §1)', async t => {
+  const c = loadConfig({}, cwd)
+  t.equal(c.port, 3000)
+  t.equal(c.host, '0.0.0.0')
+  t.equal(c.dataDir, path.resolve(cwd, 'data'))
+  t.equal(c.typesDir, path.resolve(cwd, 'data/types'))
+  t.equal(c.assetsDir, path.resolve(cwd, 'data/assets'))
+  t.equal(c.store, 'sqlite')
+  t.equal(c.publicUrl, 'http://localhost:3000')
+  t.same(c.apiKeys, [])
+  t.same(c.locales, [])
+  t.same(c.environments, [])
+  t.same(c.webhooks, [])
+  t.equal(c.webhookSecret, null)
+  t.equal(c.cacheMax, 10000)
+  t.equal(c.bodyLimit, 1048576)
+  t.equal(c.uploadLimit, 52428800)
+  t.equal(c.trustProxy, false)
+  t.same(c.corsOrigins, [])
+  t.equal(c.logLevel, 'info')
+  t.equal(c.seed, true)
+})
+
+t.test('every setting is read', async t => {
+  const c = loadConfig({
+    CMS_PORT: '8080',
+    CMS_HOST: '127.0.0.1',
+    CMS_DATA_DIR: '/var/lectern',
+    CMS_TYPES_DIR: 'schemas',
+    CMS_ASSETS_DIR: '/mnt/assets',
+    CMS_STORE: 'file',
+    CMS_PUBLIC_URL: 'https://cms.example.com/',
+    CMS_API_KEY: 'k'.repeat(16),
+    CMS_API_KEYS: `${'e'.repeat(20)}:editor, ${'v'.repeat(20)}:viewer`,
+    CMS_LOCALES: 'en, de,fr',
+    CMS_ENVIRONMENTS: 'production,staging',
+    CMS_WEBHOOKS: 'http://a.test/hook,https://b.test/x',
+    CMS_WEBHOOK_SECRET: 's3cret',
+    CMS_WEBHOOK_BACKOFF_MS: '50',
+    CMS_CACHE_MAX: '0',
+    CMS_BODY_LIMIT: '2048',
+    CMS_UPLOAD_LIMIT: '1000',
+    CMS_TRUST_PROXY: 'true',
+    CMS_CORS_ORIGINS: 'https://site.example.com,*',
+    CMS_LOG_LEVEL: 'warn',
+    CMS_SEED: 'false'
+  }, cwd)
+  t.equal(c.port, 8080)
+  t.equal(c.host, '127.0.0.1')
+  t.equal(c.dataDir, '/var/lectern')
+  t.equal(c.typesDir, path.resolve(cwd, 'schemas'))
+  t.equal(c.assetsDir, '/mnt/assets')
+  t.equal(c.store, 'file')
+  t.equal(c.publicUrl, 'https://cms.example.com', 'trailing slash dropped')
+  t.same(c.apiKeys.map(k => k.role), ['admin', 'editor', 'viewer'])
+  t.same(c.locales, ['en', 'de', 'fr'])
+  t.same(c.environments, ['production', 'staging'])
+  t.same(c.webhooks, ['http://a.test/hook', 'https://b.test/x'])
+  t.equal(c.webhookSecret, 's3cret')
+  t.equal(c.webhookBackoffMs, 50)
+  t.equal(c.cacheMax, 0)
+  t.equal(c.bodyLimit, 2048)
+  t.equal(c.uploadLimit, 1000)
+  t.equal(c.trustProxy, true)
+  t.same(c.corsOrigins, ['https://site.example.com', '*'])
+  t.equal(c.logLevel, 'warn')
+  t.equal(c.seed, false)
+})
+
+t.test('PORT is honoured when CMS_PORT is absent; the public URL follows the port', async t => {
+  const c = loadConfig({ PORT: '4000' }, cwd)
+  t.equal(c.port, 4000)
+  t.equal(c.publicUrl, 'http://localhost:4000')
+  t.equal(loadConfig({ PORT: '4000', CMS_PORT: '5000' }, cwd).port, 5000)
+})
+
+const bad: Array<[string, Record<string, string>, RegExp]> = [
+  ['unknown store', { CMS_STORE: 'mongo' }, /^CMS_STORE: must be 'sqlite' or 'file'/],
+  ['unknown role', { CMS_API_KEYS: `${'a'.repeat(16)}:owner` }, /^CMS_API_KEYS: unknown role 'owner'/],
+  ['pair without a role', { CMS_API_KEYS: 'a'.repeat(16) }, /^CMS_API_KEYS: each entry must be key:role/],
+  ['short key', { CMS_API_KEY: 'short' }, /^CMS_API_KEY: a key must be at least 16 characters/],
+  ['short key in a list', { CMS_API_KEYS: 'short:admin' }, /^CMS_API_KEYS: a key must be at least 16/],
+  ['duplicate key', { CMS_API_KEYS: `${'a'.repeat(16)}:admin,${'a'.repeat(16)}:viewer` }, /^CMS_API_KEYS: the same key/],
+  ['unparsable public URL', { CMS_PUBLIC_URL: 'not a url' }, /^CMS_PUBLIC_URL: is not a valid URL/],
+  ['non-http public URL', { CMS_PUBLIC_URL: 'ftp://x.test' }, /^CMS_PUBLIC_URL: must be an http or https URL/],
+  ['unparsable webhook', { CMS_WEBHOOKS: 'http://ok.test,::nope' }, /^CMS_WEBHOOKS: is not a valid URL/],
+  ['duplicate locale', { CMS_LOCALES: 'en,de,en' }, /^CMS_LOCALES: duplicate locale 'en'/],
+  ['bad locale', { CMS_LOCALES: 'en,d e' }, /^CMS_LOCALES: 'd e' is not a valid locale/],
+  ['duplicate environment', { CMS_ENVIRONMENTS: 'prod,prod' }, /^CMS_ENVIRONMENTS: duplicate environment/],
+  ['bad port', { CMS_PORT: 'eighty' }, /^CMS_PORT: must be a whole number/],
+  ['port out of range', { CMS_PORT: '70000' }, /^CMS_PORT: must be between 0 and 65535/],
+  ['negative cache size', { CMS_CACHE_MAX: '-1' }, /^CMS_CACHE_MAX: must be a whole number/],
+  ['zero body limit', { CMS_BODY_LIMIT: '0' }, /^CMS_BODY_LIMIT: must be between 1/],
+  ['bad boolean', { CMS_TRUST_PROXY: 'maybe' }, /^CMS_TRUST_PROXY: must be true or false/],
+  ['bad log level', { CMS_LOG_LEVEL: 'loud' }, /^CMS_LOG_LEVEL: must be one of/],
+  ['bad CORS origin', { CMS_CORS_ORIGINS: 'nope' }, /^CMS_CORS_ORIGINS: is not a valid URL/]
+]
+
+for (const [what, env, message] of bad) {
+  t.test(`a bad setting stops start-up with one line: ${what}`, async t => {
+    let err: unknown
+    try { loadConfig(env, cwd) } catch (e) { err = e }
+    t.type(err, ConfigError)
+    const msg = (err as Error).message
+    t.match(msg, message)
+    t.notMatch(msg, /\n/, 'one line')
+    t.notMatch(msg, /a{16}/, 'the key itself is never echoed')
+  })
+}

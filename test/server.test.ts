@@ -1,0 +1,79 @@
+// The real process: settings errors, start-up on a fresh data dir, graceful shutdown on signals.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { createServer } from 'node:net'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { tempDir } from './helper.js'
+
+const root = path.resolve(import.meta.dirname, '..')
+// Run server.ts through the same TypeScript loader tap gave this process.
+const loaderArgs = process.execArgv.filter(a => a.startsWith('--import') || a === '--enable-source-maps')
+
+const tsNodeEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('TS_NODE_')))
+
+function start (env: Record<string, string>): { child: ChildProcessWithoutNullStreams, output: () => string, exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [...loaderArgs, 'server.ts'], {
+    cwd: root,
+    env: { ...tsNodeEnv, PATH: process.env.PATH ?? '', FASTIFY_AUTOLOAD_TYPESCRIPT: '1', CMS_LOG_LEVEL: 'info', ...env }
+  })
+  let out = ''
+  child.stdout.on('data', (d: Buffer) => { out += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { out += d.toString() })
+  const exited = new Promise<number | null>(resolve => child.on('exit', code => { resolve(code) }))
+  return { child, output: () => out, exited }
+}
+
+async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      srv.close(() => { resolve(port) })
+    })
+    srv.on('error', reject)
+  })
+}
+
+async function waitForHealth (t: Test, port: number, exited: Promise<number | null>): Promise<void> {
+  let done = false
+  void exited.then(() => { done = true })
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline && !done) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`)
+      if (res.status === 200) return
+    } catch {}
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  t.fail('server did not become healthy')
+}
+
+t.test('a bad setting stops start-up with one clear line and no stack trace', async t => {
+  const { exited, output } = start({ CMS_STORE: 'mongo', CMS_DATA_DIR: path.join(tempDir(t), 'data') })
+  t.equal(await exited, 1)
+  t.equal(output().trim(), "lectern: invalid setting CMS_STORE: must be 'sqlite' or 'file', got 'mongo'")
+})
+
+t.test('an unknown role names CMS_API_KEYS', async t => {
+  const { exited, output } = start({ CMS_API_KEYS: 'abcdefghijklmnopqrstuvwxyz:root', CMS_DATA_DIR: path.join(tempDir(t), 'data') })
+  t.equal(await exited, 1)
+  t.match(output().trim(), /^lectern: invalid setting CMS_API_KEYS: unknown role 'root'/)
+  t.notMatch(output(), /abcdefghijklmnop/, 'the key is not echoed')
+  t.notMatch(output(), /\n.*\n/, 'one line')
+})
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  t.test(`starts on a fresh data dir, serves, and stops cleanly on ${signal}`, async t => {
+    const port = await freePort()
+    const dataDir = path.join(tempDir(t), 'data')
+    const { child, exited, output } = start({ CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir })
+    t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+    await waitForHealth(t, port, exited)
+    const health = await fetch(`http://127.0.0.1:${port}/health`)
+    t.same(await health.json(), { status: 'ok' })
+    child.kill(signal)
+    t.equal(await exited, 0, 'exit code 0')
+    t.match(output(), /"msg":"stopped"/)
+  })
+}
