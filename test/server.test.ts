@@ -36,10 +36,10 @@ async function freePort (): Promise<number> {
 }
 
 async function waitForHealth (t: Test, port: number, exited: Promise<number | null>): Promise<void> {
-  let done = false
-  void exited.then(() => { done = true })
+  const state = { exited: false }
+  void exited.then(() => { state.exited = true })
   const deadline = Date.now() + 30_000
-  while (Date.now() < deadline && !done) {
+  while (Date.now() < deadline && !state.exited) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`)
       if (res.status === 200) return
