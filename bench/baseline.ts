@@ -1,0 +1,14 @@
+// The bare-Fastify baseline: answers every GET with the exact bytes of the measured response,
+// so a row's ratio compares Lectern's work against pure HTTP + Fastify overhead for that size.
+import { readFileSync } from 'node:fs'
+import Fastify from 'fastify'
+
+const [bodyFile, port] = process.argv.slice(2)
+if (bodyFile === undefined || port === undefined) throw new Error('usage: baseline.js <body-file> <port>')
+const body = readFileSync(bodyFile)
+const contentType = process.argv[4] ?? 'application/json; charset=utf-8'
+
+const fastify = Fastify({ logger: false })
+fastify.get('/*', async (_request, reply) => reply.header('content-type', contentType).send(body))
+await fastify.listen({ port: Number(port), host: '127.0.0.1' })
+process.send?.('ready')

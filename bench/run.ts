@@ -1,0 +1,378 @@
+// `npm run bench`: measures Lectern against a bare-Fastify baseline in the same run.
+// Every server runs in its own child process; autocannon drives them from this process.
+// Prints a table and writes bench/results.json. Options: --entries N (default 10000),
+// --list-entries N (SQLite list rows, default 100000), --file-list-entries N (default 10000),
+// --duration S (default 5), --connections N (default 50), --only create,get,list,resolve,transform.
+import { fork, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import autocannon, { type Request as CannonRequest, type Result } from 'autocannon'
+import sharp from 'sharp'
+
+const { values: opts } = parseArgs({
+  options: {
+    entries: { type: 'string', default: '10000' },
+    'list-entries': { type: 'string', default: '100000' },
+    'file-list-entries': { type: 'string', default: '10000' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string', default: 'create,get,list,resolve,transform' }
+  }
+})
+const ENTRIES = Number(opts.entries)
+const LIST_ENTRIES = { sqlite: Number(opts['list-entries']), file: Number(opts['file-list-entries']) }
+const DURATION = Number(opts.duration)
+const CONNECTIONS = Number(opts.connections)
+const ONLY = new Set(opts.only.split(','))
+const STORES = ['sqlite', 'file'] as const
+type Store = (typeof STORES)[number]
+
+const here = import.meta.dirname
+const serverJs = path.resolve(here, '..', 'server.js')
+const baselineJs = path.resolve(here, 'baseline.js')
+const resultsFile = path.resolve(here, '..', '..', 'bench', 'results.json')
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-'))
+
+interface Measure { reqPerSec: number, p50: number, p99: number, bytes: number, errors: number }
+interface Row {
+  name: string
+  store: Store | '-'
+  lectern: Measure
+  baseline: Measure | null
+  /** Lectern's req/s as a share of the baseline's for the same body. */
+  ratio: number | null
+  target: string
+  pass: boolean | null
+  note?: string
+}
+const rows: Row[] = []
+const extra: Record<string, unknown> = {}
+
+// ---------- processes ----------
+let nextPort = 39100 + Math.floor(Math.random() * 500)
+
+interface Running { url: string, child: ChildProcess, stop: () => Promise<void> }
+
+async function waitHealthy (url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+    try { if ((await fetch(`${url}/health`)).ok) return } catch {}
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  throw new Error('server did not become healthy')
+}
+
+async function stopChild (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  const exited = new Promise(resolve => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+}
+
+async function startLectern (store: Store, dataDir: string, env: Record<string, string> = {}): Promise<Running> {
+  const port = nextPort++
+  const child = fork(serverJs, [], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      CMS_PORT: String(port),
+      CMS_HOST: '127.0.0.1',
+      CMS_DATA_DIR: dataDir,
+      CMS_STORE: store,
+      CMS_SEED: 'false',
+      CMS_LOG_LEVEL: 'warn',
+      CMS_BODY_LIMIT: '10485760',
+      ...env
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitHealthy(url, child)
+  return { url, child, stop: async () => { await stopChild(child) } }
+}
+
+async function startBaseline (body: Buffer, contentType?: string): Promise<Running> {
+  const port = nextPort++
+  const file = path.join(scratch, `baseline-${port}.bin`)
+  writeFileSync(file, body)
+  const child = fork(baselineJs, [file, String(port), ...(contentType === undefined ? [] : [contentType])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const url = `http://127.0.0.1:${port}`
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => { resolve() })
+    child.once('exit', code => { reject(new Error(`baseline exited with ${code}`)) })
+  })
+  return { url, child, stop: async () => { await stopChild(child) } }
+}
+
+function rssMb (child: ChildProcess): number | null {
+  try {
+    const status = readFileSync(`/proc/${String(child.pid)}/status`, 'utf8')
+    const m = /VmRSS:\s+(\d+) kB/.exec(status)
+    return m?.[1] === undefined ? null : Math.round(Number(m[1]) / 1024)
+  } catch { return null }
+}
+
+// ---------- measuring ----------
+function toMeasure (r: Result): Measure {
+  return {
+    reqPerSec: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bytes: Math.round(r.throughput.average / Math.max(1, r.requests.average)),
+    errors: r.errors + r.timeouts + r.non2xx
+  }
+}
+
+async function cannon (url: string, request: CannonRequest, extraOpts: { amount?: number } = {}): Promise<Result> {
+  return await autocannon({
+    url,
+    connections: CONNECTIONS,
+    ...(extraOpts.amount === undefined ? { duration: DURATION } : { amount: extraOpts.amount }),
+    requests: [request],
+    timeout: 30
+  })
+}
+
+async function compare (
+  name: string, store: Store | '-', server: Running, request: CannonRequest,
+  target: { ratio?: number, p99?: number, text: string }, headers: Record<string, string> = {}
+): Promise<Row> {
+  const probe = await fetch(server.url + (request.path ?? '/'), { headers })
+  const body = Buffer.from(await probe.arrayBuffer())
+  if (!probe.ok) throw new Error(`${name}: ${probe.status} ${body.toString().slice(0, 200)}`)
+  const lectern = toMeasure(await cannon(server.url, { ...request, headers: { ...headers, ...request.headers } }))
+  const base = await startBaseline(body, probe.headers.get('content-type') ?? undefined)
+  const baseline = toMeasure(await cannon(base.url, { method: 'GET', path: '/' }))
+  await base.stop()
+  const ratio = lectern.reqPerSec / Math.max(1, baseline.reqPerSec)
+  let pass = lectern.errors === 0
+  if (target.ratio !== undefined) pass &&= ratio >= target.ratio
+  if (target.p99 !== undefined) pass &&= lectern.p99 <= target.p99
+  const row: Row = { name, store, lectern, baseline, ratio, target: target.text, pass }
+  rows.push(row)
+  printRow(row)
+  return row
+}
+
+function printRow (r: Row): void {
+  const pct = r.ratio === null ? '' : `${(r.ratio * 100).toFixed(0)}%`
+  const base = r.baseline === null ? '' : `${r.baseline.reqPerSec}`
+  const verdict = r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL'
+  console.log([
+    r.name.padEnd(44), r.store.padEnd(6), String(r.lectern.reqPerSec).padStart(8), `${r.lectern.p50}`.padStart(6),
+    `${r.lectern.p99}`.padStart(6), base.padStart(8), pct.padStart(5), r.target.padEnd(26), verdict, r.note ?? ''
+  ].join(' | '))
+}
+
+function header (): void {
+  console.log([
+    'row'.padEnd(44), 'store'.padEnd(6), 'req/s'.padStart(8), 'p50ms'.padStart(6), 'p99ms'.padStart(6),
+    'base/s'.padStart(8), '%'.padStart(5), 'target'.padEnd(26), 'verdict'
+  ].join(' | '))
+}
+
+// ---------- fixtures ----------
+const CATEGORIES = ['news', 'guides', 'releases', 'opinion', 'events']
+const WORDS = ['lorem', 'ipsum', 'dolor', 'sit', 'amet', 'consectetur', 'adipiscing', 'elit', 'sed', 'tempor']
+
+function entryBody (i: number, extraFields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    _slug: `entry-${i}`,
+    title: `Entry ${i} ${WORDS[i % WORDS.length] ?? ''}`,
+    body: `${WORDS[(i * 7) % WORDS.length] ?? ''} ${WORDS[(i * 3) % WORDS.length] ?? ''} number ${i}`,
+    category: CATEGORIES[i % CATEGORIES.length],
+    score: (i * 7919) % 1000,
+    rank: i,
+    published_at: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+    ...extraFields
+  }
+}
+
+async function api (server: Running, method: string, url: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(server.url + url, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`)
+  return text === '' ? null : JSON.parse(text)
+}
+
+async function createSchemas (server: Running): Promise<void> {
+  await api(server, 'POST', '/api/schemas', {
+    name: 'bench_post',
+    default_sort: 'published_at',
+    fields: {
+      title: { field_type: 'string', required: true },
+      body: { field_type: 'text' },
+      category: { field_type: 'select', options: CATEGORIES },
+      score: { field_type: 'integer', min: 0 },
+      rank: { field_type: 'integer', unique: true },
+      published_at: { field_type: 'datetime' }
+    }
+  })
+  await api(server, 'POST', '/api/schemas', {
+    name: 'bench_author',
+    fields: { name: { field_type: 'string', required: true }, bio: { field_type: 'text' } }
+  })
+  await api(server, 'POST', '/api/schemas', {
+    name: 'bench_article',
+    fields: {
+      title: { field_type: 'string', required: true },
+      author: { field_type: 'reference', collection: 'bench_author' },
+      editor: { field_type: 'reference', collection: 'bench_author' },
+      reviewer: { field_type: 'reference', collection: 'bench_author' }
+    }
+  })
+}
+
+/** Creates entries [from, to) over HTTP at full concurrency; returns the autocannon result. */
+async function createEntries (server: Running, from: number, to: number): Promise<Result> {
+  let i = from
+  return await cannon(server.url, {
+    method: 'POST',
+    path: '/api/content/bench_post',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: req => ({ ...req, body: JSON.stringify(entryBody(i++)) })
+  }, { amount: to - from })
+}
+
+// ---------- phases ----------
+async function entriesPhase (store: Store): Promise<void> {
+  const dataDir = path.join(scratch, `data-${store}`)
+  let server = await startLectern(store, dataDir, { CMS_CACHE_MAX: '0' })
+  try {
+    await createSchemas(server)
+    if (ONLY.has('create')) {
+      const result = await createEntries(server, 0, ENTRIES)
+      const m = toMeasure(result)
+      const target = store === 'sqlite' ? 2000 : 800
+      const row: Row = {
+        name: `create (${ENTRIES} entries, durable)`,
+        store,
+        lectern: m,
+        baseline: null,
+        ratio: null,
+        target: `>= ${target} creates/s`,
+        pass: m.errors === 0 && m.reqPerSec >= target
+      }
+      rows.push(row)
+      printRow(row)
+    } else {
+      await createEntries(server, 0, ENTRIES)
+    }
+    if (ONLY.has('get')) {
+      await compare('single GET, cache off', store, server, {
+        method: 'GET',
+        setupRequest: req => ({ ...req, path: `/api/content/bench_post/entry-${Math.floor(Math.random() * ENTRIES)}` })
+      }, { ratio: 0.4, text: '>= 40% of baseline' })
+    }
+    if (ONLY.has('list')) {
+      const listEntries = LIST_ENTRIES[store]
+      if (listEntries > ENTRIES) await createEntries(server, ENTRIES, listEntries)
+      const queries: Array<[string, string]> = [
+        ['filter + sort + page of 20', '/api/content/bench_post?category=news&score[gte]=100&_sort=-score&_per_page=20&_page=3'],
+        ['page of 100', '/api/content/bench_post?_per_page=100&_page=7'],
+        ['_q search, page of 20', '/api/content/bench_post?_q=tempor&_per_page=20']
+      ]
+      for (const [label, url] of queries) {
+        await compare(`${label}, ${listEntries} entries, cache off`, store, server, { method: 'GET', path: url },
+          { ratio: 0.2, p99: 50, text: '>= 20% of baseline, p99 <= 50ms' })
+      }
+      extra[`rss_mb_after_list_${store}`] = rssMb(server.child)
+      await server.stop()
+      server = await startLectern(store, dataDir)
+      for (const [label, url] of queries) {
+        await compare(`${label}, ${listEntries} entries, cache hit`, store, server, { method: 'GET', path: url },
+          { ratio: 0.7, text: '>= 70% of baseline' })
+      }
+      await compare('single GET, cache hit', store, server, { method: 'GET', path: '/api/content/bench_post/entry-42' },
+        { ratio: 0.7, text: '>= 70% of baseline' })
+      const rss = rssMb(server.child)
+      extra[`rss_mb_after_cached_${store}`] = rss
+      if (store === 'sqlite') {
+        console.log(`server RSS after the ${listEntries}-entry run: ${String(extra.rss_mb_after_list_sqlite)} MB (uncached), ${String(rss)} MB (cached) — target <= 300 MB`)
+      }
+    }
+    if (ONLY.has('resolve')) {
+      await server.stop()
+      server = await startLectern(store, dataDir, { CMS_CACHE_MAX: '0' })
+      for (let a = 0; a < 50; a++) await api(server, 'POST', '/api/content/bench_author', { _slug: `author-${a}`, name: `Author ${a}`, bio: 'Writes things.' })
+      for (let i = 0; i < 300; i++) {
+        await api(server, 'POST', '/api/content/bench_article', {
+          _slug: `article-${i}`, title: `Article ${i}`, author: `author-${i % 50}`, editor: `author-${(i + 1) % 50}`, reviewer: `author-${(i + 2) % 50}`
+        })
+      }
+      const plain = await compare('page of 100, 3 refs each, no _resolve', store, server,
+        { method: 'GET', path: '/api/content/bench_article?_per_page=100' }, { text: 'reference for the next row' })
+      const resolved = await compare('page of 100, 3 refs each, _resolve=1', store, server,
+        { method: 'GET', path: '/api/content/bench_article?_per_page=100&_resolve=1' }, { text: '>= 40% of the row above' })
+      resolved.ratio = resolved.lectern.reqPerSec / Math.max(1, plain.lectern.reqPerSec)
+      resolved.pass = resolved.lectern.errors === 0 && resolved.ratio >= 0.4
+      resolved.note = `${(resolved.ratio * 100).toFixed(0)}% of the unresolved page`
+      console.log(`  -> _resolve=1 page at ${resolved.note}`)
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+async function transformPhase (): Promise<void> {
+  const dataDir = path.join(scratch, 'data-transform')
+  const server = await startLectern('sqlite', dataDir)
+  try {
+    const image = await sharp({ create: { width: 1600, height: 1200, channels: 3, background: { r: 40, g: 120, b: 200 } } })
+      .composite([{ input: Buffer.from('<svg width="1600" height="1200"><circle cx="800" cy="600" r="500" fill="orange"/></svg>') }])
+      .jpeg({ quality: 90 }).toBuffer()
+    const form = new FormData()
+    form.append('file', new Blob([image], { type: 'image/jpeg' }), 'bench-photo.jpg')
+    const up = await fetch(`${server.url}/api/assets`, { method: 'POST', body: form })
+    if (up.status !== 201) throw new Error(`upload: ${up.status} ${await up.text()}`)
+    const uploaded = await up.json() as { items: Array<{ path: string }> }
+    const assetPath = uploaded.items[0]?.path ?? ''
+    const rel = assetPath.replace(/^\/api\/assets\//, '')
+    const times: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now()
+      const res = await fetch(`${server.url}/api/transform/${rel}?w=${400 + i}&format=webp`)
+      await res.arrayBuffer()
+      if (!res.ok) throw new Error(`transform: ${res.status}`)
+      times.push(performance.now() - t0)
+    }
+    const ms = times.reduce((a, b) => a + b, 0) / times.length
+    extra.first_transform_1600_to_400_webp_ms = Math.round(ms)
+    console.log(`first-time 1600→400 px WebP transform: ${ms.toFixed(0)} ms (mean of ${times.length} distinct variants)`)
+    await compare('cached transform variant (400px webp)', '-', server,
+      { method: 'GET', path: `/api/transform/${rel}?w=400&format=webp` }, { ratio: 0.5, text: '>= 50% of baseline' })
+  } finally {
+    await server.stop()
+  }
+}
+
+// ---------- main ----------
+async function main (): Promise<void> {
+  console.log(`Lectern benchmark: ${CONNECTIONS} connections, ${DURATION}s per row, ${os.cpus().length} cores, node ${process.version}`)
+  header()
+  const failures: string[] = []
+  for (const store of STORES) {
+    try { await entriesPhase(store) } catch (err) { failures.push(`${store}: ${(err as Error).message}`) }
+  }
+  if (ONLY.has('transform')) {
+    try { await transformPhase() } catch (err) { failures.push(`transform: ${(err as Error).message}`) }
+  }
+  const out = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION, entries: ENTRIES, list_entries: LIST_ENTRIES, rows, extra, failures }
+  writeFileSync(resultsFile, JSON.stringify(out, null, 2) + '\n')
+  console.log(`\nwrote ${resultsFile}`)
+  if (failures.length > 0) {
+    console.log('phases that could not run:')
+    for (const f of failures) console.log(`  - ${f}`)
+  }
+  rmSync(scratch, { recursive: true, force: true })
+}
+
+await readFile(serverJs).catch(() => { throw new Error('run `npm run build` first (npm run bench does)') })
+await main()
