@@ -49,15 +49,6 @@ async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
     ignorePattern: /\.(test|d)\.(ts|js)$/
   })
 
-  await fastify.register(AutoLoad, {
-    dir: path.join(import.meta.dirname, 'routes'),
-    routeParams: true,
-    autoHooks: true,
-    cascadeHooks: true,
-    options: opts,
-    ignorePattern: /^(schemas|handlers)\.(ts|js)$|\.d\.ts$/
-  })
-
   fastify.setErrorHandler(function handleError (err: FastifyError | CmsError, request, reply) {
     if (err instanceof CmsError) {
       if (err.statusCode === 401) reply.header('WWW-Authenticate', 'Bearer')
@@ -84,6 +75,16 @@ async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
 
   fastify.setNotFoundHandler(function handleNotFound (request, reply) {
     return reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found.`))
+  })
+
+  // Routes come after the handlers: a route keeps the error handler its context had when it was added.
+  await fastify.register(AutoLoad, {
+    dir: path.join(import.meta.dirname, 'routes'),
+    routeParams: true,
+    autoHooks: true,
+    cascadeHooks: true,
+    options: opts,
+    ignorePattern: /^(schemas|handlers)\.(ts|js)$|\.d\.ts$/
   })
 }
 

@@ -23,6 +23,11 @@ export function can (caller: Caller, permission: Permission): boolean {
   return caller.role !== null && GRANTS[caller.role].includes(permission)
 }
 
+/** True when the caller holds one of `roles` (everyone is admin when no keys are configured). */
+export function hasRole (caller: Caller, ...roles: Role[]): boolean {
+  return caller.role !== null && roles.includes(caller.role)
+}
+
 export function seesDrafts (caller: Caller): boolean {
   return caller.authenticated
 }

@@ -1,12 +1,15 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
-import { KeyRing, can, type Caller, type Permission } from '../lib/auth.js'
+import { KeyRing, can, hasRole, type Caller, type Permission } from '../lib/auth.js'
+import type { Role } from '../lib/config.js'
 import { forbidden, unauthorized } from '../lib/errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** A preHandler that answers 401 (no or unknown key) or 403 (role lacks it) unless the caller has `permission`. */
     requirePermission: (permission: Permission) => preHandlerAsyncHookHandler
+    /** A preHandler that answers 401 (no or unknown key) or 403 (another role) unless the caller's role is one of `roles`. */
+    requireRole: (...roles: Role[]) => preHandlerAsyncHookHandler
   }
   interface FastifyRequest {
     /** Who is calling; filled by an onRequest hook. */
@@ -31,6 +34,16 @@ export default fp(async (fastify) => {
         throw unauthorized(caller.invalidKey ? 'The API key is not valid.' : 'A valid API key is required.')
       }
       if (!can(caller, permission)) throw forbidden(`The '${caller.role ?? 'anonymous'}' role lacks the ${permission} permission.`)
+    }
+  })
+
+  fastify.decorate('requireRole', (...roles: Role[]): preHandlerAsyncHookHandler => {
+    return async function checkRole (request) {
+      const caller = request.caller
+      if (!caller.authenticated) {
+        throw unauthorized(caller.invalidKey ? 'The API key is not valid.' : 'A valid API key is required.')
+      }
+      if (!hasRole(caller, ...roles)) throw forbidden(`This requires the ${roles.join(' or ')} role.`)
     }
   })
 }, { name: 'auth', dependencies: ['config'], fastify: '5.x' })

@@ -1,0 +1,220 @@
+// The webhook outbox: one SQLite database, <dataDir>/outbox.db, whatever CMS_STORE says. It is
+// infrastructure, not content: it holds deliveries (pending, then finished for the history),
+// never entries. A delivery is written in the event listener, before the API reply is sent,
+// so a crash or a restart loses nothing that was acknowledged (at-least-once delivery).
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import type { EventName } from '../../types/events.js'
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed']
+
+export interface NewDelivery {
+  id: string
+  event: EventName
+  url: string
+  /** The serialized payload: the exact bytes every attempt sends. */
+  body: string
+}
+
+/** What the worker needs to make an attempt. */
+export interface DueDelivery {
+  id: string
+  event: EventName
+  url: string
+  body: string
+  attempts: number
+}
+
+export interface DeliveryRecord {
+  id: string
+  event: EventName
+  url: string
+  status: DeliveryStatus
+  attempts: number
+  lastStatus: number | null
+  lastError: string | null
+  createdAt: string
+  updatedAt: string
+  /** Epoch milliseconds; null once finished. */
+  nextAttemptAt: number | null
+}
+
+/** The result of one attempt, as the outbox records it. */
+export interface AttemptRecord {
+  status: DeliveryStatus
+  lastStatus: number | null
+  lastError: string | null
+  /** When to try again (pending only). */
+  nextAttemptAt: number | null
+}
+
+const SCHEMA_VERSION = 1
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS deliveries (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  event TEXT NOT NULL,
+  url TEXT NOT NULL,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_status INTEGER,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  next_attempt_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (status, next_attempt_at, seq);
+CREATE INDEX IF NOT EXISTS deliveries_status ON deliveries (status, seq);
+`
+
+interface Row {
+  id: string
+  event: EventName
+  url: string
+  status: DeliveryStatus
+  attempts: number
+  last_status: number | null
+  last_error: string | null
+  created_at: string
+  updated_at: string
+  next_attempt_at: number | null
+}
+
+const toRecord = (r: Row): DeliveryRecord => ({
+  id: r.id,
+  event: r.event,
+  url: r.url,
+  status: r.status,
+  attempts: r.attempts,
+  lastStatus: r.last_status,
+  lastError: r.last_error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  nextAttemptAt: r.next_attempt_at
+})
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+export class Outbox {
+  private readonly db: Database.Database
+  private readonly statements
+  private readonly insertMany: (deliveries: NewDelivery[], now: number) => void
+  private readonly page: (status: DeliveryStatus | null, limit: number, offset: number) => { items: DeliveryRecord[], total: number }
+
+  constructor (readonly file: string) {
+    mkdirSync(path.dirname(file), { recursive: true })
+    this.db = new Database(file)
+    try {
+      this.db.pragma('journal_mode = WAL')
+      // FULL: a delivery recorded before the reply survives a power loss, not only a crash.
+      this.db.pragma('synchronous = FULL')
+      this.db.pragma('busy_timeout = 5000')
+      const version = this.db.pragma('user_version', { simple: true }) as number
+      if (version > SCHEMA_VERSION) {
+        throw new Error(`the webhook outbox ${path.basename(file)} was written by a newer version (schema ${version})`)
+      }
+      this.db.exec(SCHEMA)
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`)
+    } catch (err) {
+      this.db.close()
+      throw err
+    }
+
+    const db = this.db
+    this.statements = {
+      insert: db.prepare<[string, string, string, string, string, string, number]>(
+        `INSERT INTO deliveries (id, event, url, body, status, attempts, created_at, updated_at, next_attempt_at)
+         VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`),
+      due: db.prepare<[number, string, number], DueDelivery>(
+        `SELECT id, event, url, body, attempts FROM deliveries
+         WHERE status = 'pending' AND next_attempt_at <= ? AND id NOT IN (SELECT value FROM json_each(?))
+         ORDER BY next_attempt_at, seq LIMIT ?`),
+      // ORDER BY ... LIMIT 1 rather than MIN(): it walks the index and stops at the first match.
+      nextDue: db.prepare<[string], { at: number }>(
+        `SELECT next_attempt_at AS at FROM deliveries
+         WHERE status = 'pending' AND id NOT IN (SELECT value FROM json_each(?))
+         ORDER BY next_attempt_at LIMIT 1`),
+      attempt: db.prepare<[string, number | null, string | null, number | null, string, string]>(
+        `UPDATE deliveries SET status = ?, attempts = attempts + 1, last_status = ?, last_error = ?,
+           next_attempt_at = ?, updated_at = ?
+         WHERE id = ? AND status = 'pending'`),
+      abandon: db.prepare<[string, string, string]>(
+        `UPDATE deliveries SET status = 'failed', last_error = ?, next_attempt_at = NULL, updated_at = ?
+         WHERE status = 'pending' AND url NOT IN (SELECT value FROM json_each(?))`),
+      prune: db.prepare<[number]>(
+        `DELETE FROM deliveries WHERE status != 'pending' AND seq <= (
+           SELECT seq FROM deliveries WHERE status != 'pending' ORDER BY seq DESC LIMIT 1 OFFSET ?)`),
+      get: db.prepare<[string], Row>('SELECT * FROM deliveries WHERE id = ?'),
+      listAll: db.prepare<[number, number], Row>('SELECT * FROM deliveries ORDER BY seq DESC LIMIT ? OFFSET ?'),
+      countAll: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM deliveries'),
+      listByStatus: db.prepare<[string, number, number], Row>(
+        'SELECT * FROM deliveries WHERE status = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
+      countByStatus: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM deliveries WHERE status = ?')
+    }
+    this.insertMany = db.transaction((deliveries: NewDelivery[], now: number) => {
+      const at = iso(now)
+      for (const d of deliveries) this.statements.insert.run(d.id, d.event, d.url, d.body, at, at, now)
+    })
+    // One read transaction, so the page and its total describe the same moment.
+    this.page = db.transaction((status: DeliveryStatus | null, limit: number, offset: number) => {
+      const s = this.statements
+      const rows = status === null ? s.listAll.all(limit, offset) : s.listByStatus.all(status, limit, offset)
+      const total = (status === null ? s.countAll.get() : s.countByStatus.get(status))?.n ?? 0
+      return { items: rows.map(toRecord), total }
+    })
+  }
+
+  /** Records the deliveries of one event in one transaction, due at once. Durable when it returns. */
+  enqueue (deliveries: NewDelivery[], now: number): void {
+    if (deliveries.length > 0) this.insertMany(deliveries, now)
+  }
+
+  /** Up to `limit` pending deliveries due at `now`, oldest due first, skipping those in `exclude`. */
+  due (now: number, limit: number, exclude: readonly string[]): DueDelivery[] {
+    if (limit <= 0) return []
+    return this.statements.due.all(now, JSON.stringify(exclude), limit)
+  }
+
+  /** The earliest next-attempt time of a pending delivery not in `exclude`, or null. */
+  nextDueAt (exclude: readonly string[]): number | null {
+    return this.statements.nextDue.get(JSON.stringify(exclude))?.at ?? null
+  }
+
+  /** Records the outcome of an attempt on a pending delivery (attempts + 1). */
+  recordAttempt (id: string, result: AttemptRecord, now: number): void {
+    this.statements.attempt.run(result.status, result.lastStatus, result.lastError,
+      result.status === 'pending' ? result.nextAttemptAt : null, iso(now), id)
+  }
+
+  /** Marks failed every pending delivery whose URL is not in `urls`; returns how many. */
+  abandonExcept (urls: readonly string[], reason: string, now: number): number {
+    return this.statements.abandon.run(reason, iso(now), JSON.stringify(urls)).changes
+  }
+
+  /** Keeps the newest `keep` finished deliveries; pending ones are never pruned. */
+  prune (keep: number): number {
+    return this.statements.prune.run(keep).changes
+  }
+
+  get (id: string): DeliveryRecord | undefined {
+    const row = this.statements.get.get(id)
+    return row === undefined ? undefined : toRecord(row)
+  }
+
+  /** Newest first. */
+  list (status: DeliveryStatus | null, limit: number, offset: number): { items: DeliveryRecord[], total: number } {
+    return this.page(status, limit, offset)
+  }
+
+  close (): void {
+    if (this.db.open) this.db.close()
+  }
+
+  get open (): boolean {
+    return this.db.open
+  }
+}

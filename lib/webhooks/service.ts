@@ -1,0 +1,345 @@
+// The webhook service: records every event as one delivery per URL in the outbox (inside the
+// event listener, so before the API reply), then delivers from the outbox in the background.
+//
+// Memory stays bounded whatever the rate of events: the queue is the outbox on disk, and the
+// worker holds at most `concurrency` attempts, fetches due rows a page at a time and sleeps on
+// one timer until the next due time. Deliveries to one URL are not ordered: a retry may arrive
+// after a later event; receivers order by `timestamp` and deduplicate by `id`.
+import { randomUUID } from 'node:crypto'
+import { Agent } from 'undici'
+import type { CmsEvent, EventName } from '../../types/events.js'
+import { Outbox, type AttemptRecord, type DeliveryStatus, type DueDelivery } from './outbox.js'
+import { buildPayload } from './payload.js'
+import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, retryDelay, type AttemptOutcome } from './retry.js'
+import { attemptDelivery } from './send.js'
+
+/** The subset of a pino logger the service uses. */
+export interface WebhookLogger {
+  debug: (obj: object, msg: string) => void
+  info: (obj: object, msg: string) => void
+  warn: (obj: object, msg: string) => void
+  error: (obj: object, msg: string) => void
+}
+
+export interface WebhookServiceOptions {
+  /** The receivers (CMS_WEBHOOKS). None: the service records and opens nothing. */
+  urls: readonly string[]
+  /** CMS_WEBHOOK_SECRET, or null. */
+  secret: string | null
+  /** Base of the retry back-off (CMS_WEBHOOK_BACKOFF_MS). */
+  backoffMs: number
+  /** The outbox database file (<dataDir>/outbox.db). */
+  outboxFile: string
+  maxAttempts?: number
+  timeoutMs?: number
+  /** Attempts in flight at once, over all URLs. */
+  concurrency?: number
+  /** How long close() waits for attempts in flight before leaving them pending. */
+  graceMs?: number
+  /** Finished deliveries kept for the history. */
+  keepFinished?: number
+  logger?: WebhookLogger
+  now?: () => number
+  random?: () => number
+}
+
+/** A delivery as GET /api/webhooks/deliveries shows it. */
+export interface DeliveryView {
+  id: string
+  event: EventName
+  url: string
+  status: DeliveryStatus
+  attempts: number
+  last_status: number | null
+  last_error: string | null
+  created_at: string
+  updated_at: string
+  next_attempt_at: string | null
+}
+
+export interface DeliveryPage {
+  items: DeliveryView[]
+  total: number
+  page: number
+  per_page: number
+  pages: number
+}
+
+export interface DeliveryQuery {
+  status?: DeliveryStatus | undefined
+  page: number
+  perPage: number
+}
+
+const DEFAULT_CONCURRENCY = 8
+const DEFAULT_GRACE_MS = 2000
+const DEFAULT_KEEP_FINISHED = 1000
+/** Finished deliveries between two prunes of the history. */
+const PRUNE_EVERY = 100
+/** After an outbox error in the worker, the next try. */
+const ERROR_PAUSE_MS = 5000
+/** setTimeout's largest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+const silent: WebhookLogger = { debug () {}, info () {}, warn () {}, error () {} }
+
+/** The URL as it may be shown or logged: credentials in it are masked. */
+export function displayUrl (url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.username === '' && u.password === '') return url
+    if (u.username !== '') u.username = '***'
+    if (u.password !== '') u.password = '***'
+    return u.href
+  } catch {
+    return url
+  }
+}
+
+type State = 'idle' | 'running' | 'stopping' | 'closed'
+
+export class WebhookService {
+  readonly enabled: boolean
+  private readonly urls: readonly string[]
+  private readonly secret: string | null
+  private readonly backoffMs: number
+  private readonly maxAttempts: number
+  private readonly timeoutMs: number
+  private readonly concurrency: number
+  private readonly graceMs: number
+  private readonly keepFinished: number
+  private readonly log: WebhookLogger
+  private readonly now: () => number
+  private readonly random: () => number
+  private readonly outbox: Outbox | null
+  private readonly agent: Agent | null
+  private readonly shutdown = new AbortController()
+  private readonly inFlight = new Map<string, Promise<void>>()
+  private timer: NodeJS.Timeout | null = null
+  private pumpQueued = false
+  private finishedSincePrune = 0
+  private state: State = 'idle'
+  private closing: Promise<void> | null = null
+
+  constructor (options: WebhookServiceOptions) {
+    // A URL listed twice is notified once.
+    this.urls = [...new Set(options.urls)]
+    this.enabled = this.urls.length > 0
+    this.secret = options.secret
+    this.backoffMs = options.backoffMs
+    this.maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS
+    this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS
+    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
+    this.keepFinished = options.keepFinished ?? DEFAULT_KEEP_FINISHED
+    this.log = options.logger ?? silent
+    this.now = options.now ?? Date.now
+    this.random = options.random ?? Math.random
+    this.outbox = this.enabled ? new Outbox(options.outboxFile) : null
+    this.agent = this.enabled
+      ? new Agent({
+        connections: this.concurrency,
+        connect: { timeout: this.timeoutMs },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        keepAliveTimeout: 4000
+      })
+      : null
+  }
+
+  /**
+   * Starts delivering: every pending delivery is resumed (at its scheduled time). Pending
+   * deliveries to a URL no longer configured are marked failed rather than sent.
+   */
+  start (): void {
+    if (this.outbox === null || this.state !== 'idle') return
+    this.state = 'running'
+    const abandoned = this.outbox.abandonExcept(this.urls, 'webhook URL no longer configured', this.now())
+    if (abandoned > 0) this.log.warn({ abandoned }, 'webhook deliveries to URLs no longer configured marked failed')
+    this.outbox.prune(this.keepFinished)
+    this.pump()
+  }
+
+  /**
+   * Records one delivery per URL for `event`, in one transaction, durable when it returns.
+   * Synchronous on purpose: the bus calls it before the route sends its reply.
+   */
+  record (event: CmsEvent): void {
+    if (this.outbox === null) return
+    if (this.state === 'closed') throw new Error(`webhook outbox closed: ${event.event} not recorded`)
+    const now = this.now()
+    const timestamp = new Date(now).toISOString()
+    const deliveries = this.urls.map(url => {
+      const id = randomUUID()
+      return { id, event: event.event, url, body: JSON.stringify(buildPayload(event, id, timestamp)) }
+    })
+    this.outbox.enqueue(deliveries, now)
+    this.wake()
+  }
+
+  /** The history, newest first. Without webhooks configured it is empty. */
+  deliveries (query: DeliveryQuery): DeliveryPage {
+    const { page, perPage } = query
+    const { items, total } = this.outbox === null || !this.outbox.open
+      ? { items: [], total: 0 }
+      : this.outbox.list(query.status ?? null, perPage, (page - 1) * perPage)
+    return {
+      items: items.map(d => ({
+        id: d.id,
+        event: d.event,
+        url: displayUrl(d.url),
+        status: d.status,
+        attempts: d.attempts,
+        last_status: d.lastStatus,
+        last_error: d.lastError,
+        created_at: d.createdAt,
+        updated_at: d.updatedAt,
+        next_attempt_at: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString()
+      })),
+      total,
+      page,
+      per_page: perPage,
+      pages: Math.ceil(total / perPage)
+    }
+  }
+
+  /** Attempts in flight now (for tests and diagnostics). */
+  get inFlightCount (): number {
+    return this.inFlight.size
+  }
+
+  /**
+   * Stops scheduling, waits up to `graceMs` for attempts in flight, aborts the rest (they stay
+   * pending, their attempt not counted) and closes the agent and the outbox.
+   */
+  async close (): Promise<void> {
+    this.closing ??= this.stop()
+    return await this.closing
+  }
+
+  private async stop (): Promise<void> {
+    this.state = 'stopping'
+    this.clearTimer()
+    if (this.inFlight.size > 0) {
+      let grace: NodeJS.Timeout | undefined
+      await Promise.race([
+        Promise.allSettled([...this.inFlight.values()]),
+        new Promise<void>(resolve => { grace = setTimeout(resolve, this.graceMs) })
+      ])
+      clearTimeout(grace)
+      if (this.inFlight.size > 0) this.log.info({ left: this.inFlight.size }, 'webhook attempts still in flight at shutdown stay pending')
+    }
+    this.state = 'closed'
+    this.shutdown.abort()
+    if (this.agent !== null) await this.agent.destroy()
+    this.outbox?.close()
+  }
+
+  /** Runs the worker soon (once, however many events arrive in the same tick). */
+  private wake (): void {
+    if (this.pumpQueued || this.state !== 'running') return
+    this.pumpQueued = true
+    setImmediate(() => {
+      this.pumpQueued = false
+      this.pump()
+    })
+  }
+
+  /** Fills the free attempt slots with due deliveries, then sleeps until the next due time. */
+  private pump (): void {
+    if (this.state !== 'running' || this.outbox === null) return
+    this.clearTimer()
+    try {
+      const free = this.concurrency - this.inFlight.size
+      if (free > 0) {
+        for (const delivery of this.outbox.due(this.now(), free, [...this.inFlight.keys()])) this.launch(delivery)
+      }
+      // With every slot busy, the end of an attempt wakes the worker instead of a timer.
+      if (this.inFlight.size < this.concurrency) {
+        const next = this.outbox.nextDueAt([...this.inFlight.keys()])
+        if (next !== null) this.sleep(next - this.now())
+      }
+    } catch (err) {
+      this.log.error({ err }, 'webhook outbox error; retrying shortly')
+      this.sleep(ERROR_PAUSE_MS)
+    }
+  }
+
+  private sleep (ms: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = null
+      this.pump()
+    }, Math.min(Math.max(ms, 0), MAX_TIMER_MS))
+    // The timer alone never keeps the process alive.
+    this.timer.unref()
+  }
+
+  private clearTimer (): void {
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  private launch (delivery: DueDelivery): void {
+    const done = this.deliver(delivery)
+      .catch((err: unknown) => { this.log.error({ err, id: delivery.id }, 'webhook delivery bookkeeping failed') })
+      .finally(() => {
+        this.inFlight.delete(delivery.id)
+        this.wake()
+      })
+    this.inFlight.set(delivery.id, done)
+  }
+
+  private async deliver (delivery: DueDelivery): Promise<void> {
+    if (this.agent === null) return
+    const outcome = await attemptDelivery(delivery, {
+      dispatcher: this.agent,
+      secret: this.secret,
+      timeoutMs: this.timeoutMs,
+      signal: this.shutdown.signal,
+      now: this.now
+    })
+    // Cut short by shutdown: not an attempt; the delivery stays pending for the next start.
+    if (this.shutdown.signal.aborted || this.outbox === null || !this.outbox.open) return
+    const attempts = delivery.attempts + 1
+    const result = this.resultOf(outcome, attempts)
+    this.outbox.recordAttempt(delivery.id, result, this.now())
+
+    const context = { id: delivery.id, event: delivery.event, url: displayUrl(delivery.url), attempts, status: result.lastStatus }
+    if (result.status === 'delivered') this.log.debug(context, 'webhook delivered')
+    else if (result.status === 'failed') this.log.warn({ ...context, error: result.lastError }, 'webhook delivery failed')
+    // Retries are routine (and many when a receiver is down): the history shows them.
+    else this.log.debug({ ...context, error: result.lastError, next_attempt_at: new Date(result.nextAttemptAt ?? 0).toISOString() }, 'webhook delivery will be retried')
+
+    if (result.status !== 'pending' && ++this.finishedSincePrune >= PRUNE_EVERY) {
+      this.finishedSincePrune = 0
+      this.outbox.prune(this.keepFinished)
+    }
+  }
+
+  private resultOf (outcome: AttemptOutcome, attempts: number): AttemptRecord {
+    switch (outcome.kind) {
+      case 'delivered':
+        return { status: 'delivered', lastStatus: outcome.status, lastError: null, nextAttemptAt: null }
+      case 'failed':
+        return { status: 'failed', lastStatus: outcome.status, lastError: this.redact(outcome.error), nextAttemptAt: null }
+      case 'retry': {
+        const error = this.redact(outcome.error)
+        if (attempts >= this.maxAttempts) {
+          return { status: 'failed', lastStatus: outcome.status, lastError: `${error} (gave up after ${attempts} attempts)`, nextAttemptAt: null }
+        }
+        const delay = retryDelay(outcome, attempts, this.backoffMs, this.random)
+        return { status: 'pending', lastStatus: outcome.status, lastError: error, nextAttemptAt: this.now() + delay }
+      }
+    }
+  }
+
+  /** An error text never carries the secret or URL credentials. */
+  private redact (text: string): string {
+    let out = text
+    if (this.secret !== null && this.secret !== '') out = out.split(this.secret).join('[redacted]')
+    for (const url of this.urls) {
+      if (out.includes(url)) out = out.split(url).join(displayUrl(url))
+    }
+    return out
+  }
+}

@@ -1,0 +1,25 @@
+// Entries and lists as the API sends them (contract §4).
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+/** An entry in a response: the system fields, then the collection's data fields. */
+export const Entry = Type.Object({
+  _slug: Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 200, description: 'Identifier within the collection' }),
+  _status: Type.Union([Type.Literal('draft'), Type.Literal('published')], { description: 'Publication state' }),
+  _created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC, kept by the store' }),
+  _updated_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC, kept by the store' })
+}, { additionalProperties: true, description: 'An entry: system fields, then the fields of its collection schema' })
+export type Entry = Static<typeof Entry>
+
+/** The envelope of a list answer (content lists and asset lists alike). */
+export function ListEnvelope<T extends TSchema> (item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer({ minimum: 0, description: 'Matching items across all pages' }),
+    page: Type.Integer({ minimum: 1 }),
+    per_page: Type.Integer({ minimum: 1, maximum: 1000 }),
+    pages: Type.Integer({ minimum: 0, description: 'ceil(total / per_page); 0 when nothing matches' })
+  })
+}
+
+export const EntryList = ListEnvelope(Entry)
+export type EntryList = Static<typeof EntryList>
