@@ -140,7 +140,9 @@ async function compare (
   name: string, store: Store | '-', server: Running, request: CannonRequest,
   target: { ratio?: number, p99?: number, text: string }, headers: Record<string, string> = {}
 ): Promise<Row> {
-  const probe = await fetch(server.url + (request.path ?? '/'), { headers })
+  // A request built per call (setupRequest) is probed with one instance of it.
+  const probePath = (request.setupRequest?.({ ...request }, {}) ?? request).path ?? '/'
+  const probe = await fetch(server.url + probePath, { headers })
   const body = Buffer.from(await probe.arrayBuffer())
   if (!probe.ok) throw new Error(`${name}: ${probe.status} ${body.toString().slice(0, 200)}`)
   const lectern = toMeasure(await cannon(server.url, { ...request, headers: { ...headers, ...request.headers } }))

@@ -46,7 +46,8 @@ export interface BuildOptions {
 export async function build (t: Test, env: Env = {}, options: BuildOptions = {}): Promise<FastifyInstance> {
   const dataDir = options.dataDir ?? path.join(tempDir(t), 'data')
   const config = testConfig(dataDir, env)
-  const fastify = Fastify(serverOptions(config))
+  // A loaded CI box (tap runs files in parallel) can take longer than the 10 s default to load plugins.
+  const fastify = Fastify({ ...serverOptions(config), pluginTimeout: 60_000 })
   await fastify.register(app, { config })
   await fastify.ready()
   if (options.keepOpen !== true) t.teardown(async () => { await fastify.close() })

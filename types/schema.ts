@@ -114,8 +114,11 @@ export interface SchemaRegistry {
   collection: (name: string) => CollectionModel | null
   /** Every content collection (reusable and unresolvable schemas left out), sorted by name. */
   collections: () => CollectionModel[]
-  /** The schema file as stored (unresolved). NOT_FOUND when no file; BAD_REQUEST when unparsable or its name differs. */
-  readRaw: (name: string) => Promise<SchemaDefinition>
+  /**
+   * The schema file as stored (unresolved; a JSON Schema notation file comes back in that notation).
+   * NOT_FOUND when no file; BAD_REQUEST when unparsable or its name differs.
+   */
+  readRaw: (name: string) => Promise<Record<string, unknown>>
   /** POST /api/schemas: validates, writes `<name>.json` atomically, reloads. Returns the definition as written. */
   create: (definition: unknown) => Promise<SchemaDefinition>
   /** PUT /api/schemas/<name>: rewrites the existing file (`.json5` first). */

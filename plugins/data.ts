@@ -1,0 +1,32 @@
+// The data directory (contract §1): created on start with its types/ and assets/ folders. On the
+// first start the example schemas are copied in unless CMS_SEED=false; the seed plugin then adds
+// the sample entries.
+import { existsSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import fp from 'fastify-plugin'
+import { copyExampleTypes, examplesDir } from '../lib/schema/examples.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** True when this start was the first one and seeded the examples. */
+    dataSeeded: boolean
+  }
+}
+
+export default fp(async (fastify) => {
+  const { dataDir, typesDir, assetsDir, seed } = fastify.config
+  // "First start" is judged by the types directory, which only this plugin creates: other
+  // plugins (assets, store, webhooks) may create the data dir itself before this one runs.
+  // With the default layout a new data dir has no types/ yet, so the two coincide; a
+  // CMS_TYPES_DIR that already exists is the operator's own and is never seeded.
+  const firstStart = !existsSync(typesDir)
+  for (const dir of [dataDir, typesDir, assetsDir]) await mkdir(dir, { recursive: true })
+
+  let seeded = false
+  if (firstStart && seed) {
+    const copied = await copyExampleTypes(examplesDir(), typesDir)
+    fastify.log.info({ schemas: copied }, 'first start: example schemas copied into the types directory (CMS_SEED=false skips this)')
+    seeded = true
+  }
+  fastify.decorate('dataSeeded', seeded)
+}, { name: 'data', dependencies: ['config'], fastify: '5.x' })
