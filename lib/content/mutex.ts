@@ -1,0 +1,30 @@
+// Serializes asynchronous tasks per key. The write pipeline takes one key per (environment,
+// collection), so the duplicate-slug and unique checks and the write that follows them cannot
+// interleave with another write to the same collection.
+
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<void>>()
+
+  /** Runs `task` after every task queued earlier under `key` has settled; returns its result. */
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key)
+    let release!: () => void
+    const done = new Promise<void>(resolve => { release = resolve })
+    // The chain is built from `done` promises only, so it never rejects whatever the tasks do.
+    const tail = previous === undefined ? done : previous.then(() => done)
+    this.tails.set(key, tail)
+    try {
+      if (previous !== undefined) await previous
+      return await task()
+    } finally {
+      release()
+      // The last task of a burst removes the key, so idle collections cost no memory.
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+    }
+  }
+
+  /** How many keys have a task running or queued (for tests and diagnostics). */
+  get size (): number {
+    return this.tails.size
+  }
+}

@@ -1,0 +1,276 @@
+// The content pipeline: create, update (PUT and PATCH), delete, read and list entries, following
+// interface.md "Entries" (create rules 1–12, update rules 1–8, delete rules 1–5), "States and
+// transitions" and contract §4. Rule 1 (the ContentWrite permission) is the route's, before
+// anything else; everything after it is here, in the order the rules give. Framework-free: the
+// content plugin builds it from the registry, the store and the event bus.
+import { seesDrafts, type Caller } from '../auth.js'
+import { conflict, notFound, validationFailed } from '../errors.js'
+import { etagOf } from '../etag.js'
+import { parseListQuery } from '../query/parse.js'
+import { checkSlug } from '../slug.js'
+import type { ContentEvent } from '../../types/events.js'
+import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
+import type { Scope } from '../../types/scope.js'
+import type { ContentStore, EntryStatus, StoredEntry } from '../../types/store.js'
+import {
+  bodyObject, bodySlug, bodyStatus, dataOf, entryView, keepStoredValues, orderFields,
+  pathSlug, projectFields, valueAt, type Data
+} from './entry.js'
+import { WriteHooks, type PendingWrite } from './hooks.js'
+import { applyMergePatch } from './merge-patch.js'
+import { KeyedMutex } from './mutex.js'
+
+/** A response body serialized once, with its ETag (what a response cache would keep). */
+export interface Rendered {
+  body: string
+  etag: string
+}
+
+/** A write's outcome: the stored entry and its response body. */
+export interface Written {
+  entry: StoredEntry
+  body: string
+}
+
+/** interface.md "Slug check result". */
+export interface SlugCheckResult {
+  valid: boolean
+  normalized: string
+  available: boolean
+  error: string | null
+}
+
+export const COLLECTION_NOT_FOUND = 'Collection not found.'
+
+export interface ContentServiceOptions {
+  registry: Pick<SchemaRegistry, 'collection'>
+  store: ContentStore
+  emit: (event: ContentEvent) => void
+}
+
+export class ContentService {
+  /** Write hooks other plugins register into (references, response cache): see hooks.ts. */
+  readonly hooks = new WriteHooks()
+  private readonly registry: ContentServiceOptions['registry']
+  private readonly store: ContentStore
+  private readonly emit: ContentServiceOptions['emit']
+  private readonly collectionLocks = new KeyedMutex()
+  private readonly entryLocks = new KeyedMutex()
+
+  constructor (options: ContentServiceOptions) {
+    this.registry = options.registry
+    this.store = options.store
+    this.emit = options.emit
+  }
+
+  /** The collection's model; 404 for an unknown or reusable collection. */
+  model (collection: string): CollectionModel {
+    const model = this.registry.collection(collection)
+    if (model === null) throw notFound(`Collection '${collection}' not found.`)
+    return model
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  /** Single-entry GET: 404 for a missing entry and for a draft the caller may not see. */
+  get (scope: Scope, collection: string, slug: string, caller: Caller): Rendered {
+    this.model(collection)
+    const normalized = pathSlug(slug)
+    const entry = this.store.get(scope, collection, normalized)
+    if (entry === undefined || (entry.status === 'draft' && !seesDrafts(caller))) throw entryNotFound(collection, normalized)
+    const body = JSON.stringify(entryView(entry))
+    return { body, etag: etagOf(body) }
+  }
+
+  /** List GET: `{ items, total, page, per_page, pages }`; callers without drafts see published only. */
+  list (scope: Scope, collection: string, rawQuery: Record<string, unknown>, caller: Caller): Rendered {
+    const model = this.model(collection)
+    const query = parseListQuery(rawQuery, model.schema, { seesDrafts: seesDrafts(caller) })
+    const result = this.store.list(scope, collection, query)
+    const items = result.items.map(entry => projectFields(entryView(entry), query.fields))
+    const body = JSON.stringify({
+      items,
+      total: result.total,
+      page: query.page,
+      per_page: query.perPage,
+      pages: Math.ceil(result.total / query.perPage)
+    })
+    return { body, etag: etagOf(body) }
+  }
+
+  /** interface.md "Slug check", rules 1–6. Never throws for bad input: the answer says what is wrong. */
+  slugCheck (scope: Scope, collection: string, slug: unknown, exclude: unknown): SlugCheckResult {
+    const check = checkSlug(slug ?? '')
+    const result: SlugCheckResult = { valid: check.valid, normalized: check.normalized, available: false, error: check.error }
+    // Rule 3.
+    if (this.registry.collection(collection) === null) return { ...result, error: COLLECTION_NOT_FOUND }
+    // Rule 2.
+    if (!check.valid || check.normalized === '') return result
+    // Rule 4: the entry being edited may keep its own slug.
+    const excluded = typeof exclude === 'string' ? exclude.trim() : ''
+    if (excluded !== '' && excluded === check.normalized) return { ...result, available: true }
+    // Rule 5: drafts count, since a create with that slug would conflict.
+    return { ...result, available: this.store.get(scope, collection, check.normalized) === undefined }
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  /** POST: create rules 2–12. */
+  async create (scope: Scope, collection: string, body: unknown): Promise<Written> {
+    const model = this.model(collection) // rule 2
+    const input = bodyObject(body)
+    const slug = bodySlug(input._slug) // rule 3
+    const status = bodyStatus(input, 'published') // rule 4
+    let data = model.applyDefaults(dataOf(input)) // rule 5
+    data = model.normalize(data) // rule 6
+    const problems = model.validate(data) // rule 7
+    if (problems.length > 0) throw validationFailed(problems)
+
+    return await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
+      const write: PendingWrite = { operation: 'create', scope, collection, model, slug, status, data, previous: null }
+      const issued = await this.collectionLocks.run(collectionKey(scope, collection), async () => {
+        // Rule 8. The entry's own slug is excluded: if it exists, the answer is the 409 below.
+        this.checkUnique(scope, collection, model, data, slug)
+        if (this.store.get(scope, collection, slug) !== undefined) {
+          throw conflict(`An entry with the slug '${slug}' already exists in '${collection}'.`)
+        }
+        return await this.issue(write) // rules 9–10
+      })
+      return await this.finish(write, issued) // rules 10–12
+    })
+  }
+
+  /** PUT: update rules 2–8; the body replaces the entry's fields. */
+  async update (scope: Scope, collection: string, pathSlugValue: string, body: unknown): Promise<Written> {
+    const model = this.model(collection)
+    const slug = pathSlug(pathSlugValue)
+    const input = bodyObject(body)
+    // Rule 2: `_slug` is ignored (the path names the entry); `_status` is checked.
+    const status = Object.hasOwn(input, '_status') ? bodyStatus(input, 'published') : null
+    const data = model.normalize(dataOf(input)) // rule 3
+    return await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
+      const previous = this.existing(scope, collection, slug) // rule 4
+      return await this.replace(scope, collection, model, previous, status ?? previous.status, data)
+    })
+  }
+
+  /**
+   * PATCH: the body is a JSON merge patch (RFC 7396) applied to the stored entry (its data and
+   * `_status`); the result then goes through every PUT rule.
+   */
+  async patch (scope: Scope, collection: string, pathSlugValue: string, body: unknown): Promise<Written> {
+    const model = this.model(collection)
+    const slug = pathSlug(pathSlugValue)
+    const patch = bodyObject(body)
+    // As for PUT, a bad `_status` is a 400 before the entry is looked up; `null` removes the
+    // member, and an absent `_status` keeps the stored one.
+    const status = Object.hasOwn(patch, '_status') && patch._status !== null ? bodyStatus(patch, 'published') : null
+    const changes = dataOf(patch)
+    return await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
+      const previous = this.existing(scope, collection, slug)
+      const merged = applyMergePatch(previous.data, changes) as Data
+      return await this.replace(scope, collection, model, previous, status ?? previous.status, model.normalize(merged))
+    })
+  }
+
+  /** DELETE: delete rules 2–5; a missing entry is a 404 (contract §2). */
+  async remove (scope: Scope, collection: string, pathSlugValue: string): Promise<void> {
+    const model = this.model(collection) // rule 2
+    const slug = pathSlug(pathSlugValue)
+    await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
+      const previous = this.existing(scope, collection, slug)
+      if (!await this.store.delete(scope, collection, slug)) throw entryNotFound(collection, slug)
+      // Rules 3–4: the reverse-reference index and the response cache, once the change is durable.
+      await this.hooks.runWritten({ operation: 'delete', scope, collection, model, slug, entry: null, previous })
+      this.emit(contentEvent('content.deleted', scope, collection, slug))
+    })
+  }
+
+  // ---- the shared tail of the write pipeline ----------------------------------------------
+  //
+  // Two locks. The entry lock (environment, locale, collection, slug) is held from the read of
+  // the stored entry until the write is durable and announced, so writes to one entry apply in
+  // order and none is lost (PATCH merges into the result of the one before). The collection
+  // lock (environment, collection) is held only while the checks run and the write is handed
+  // to the store: the store counts writes in flight in its duplicate and unique checks, so
+  // the next writer's checks see this write, while the durable commit (fsync) is shared by
+  // every write in flight instead of being paid once per request in a queue.
+
+  private existing (scope: Scope, collection: string, slug: string): StoredEntry {
+    const entry = this.store.get(scope, collection, slug)
+    if (entry === undefined) throw entryNotFound(collection, slug)
+    return entry
+  }
+
+  /** Update rules 5–8, shared by PUT and PATCH; runs under the entry lock. */
+  private async replace (
+    scope: Scope, collection: string, model: CollectionModel, previous: StoredEntry, status: EntryStatus, body: Data
+  ): Promise<Written> {
+    // Readonly and auto fields the body leaves out keep their stored value (contract §4).
+    const data = keepStoredValues(body, previous.data, model.keptOnUpdate)
+    // Rules 5–6: readonly changes and schema errors are reported together, one message each.
+    const problems = [...model.readonlyViolations(previous.data, data), ...model.validate(data)]
+    if (problems.length > 0) throw validationFailed(problems)
+    const write: PendingWrite = { operation: 'update', scope, collection, model, slug: previous.slug, status, data, previous }
+    const issued = await this.collectionLocks.run(collectionKey(scope, collection), async () => {
+      this.checkUnique(scope, collection, model, data, previous.slug)
+      return await this.issue(write)
+    })
+    return await this.finish(write, issued)
+  }
+
+  /** Unique fields (create rule 8, update rule 6): within the collection, locale and environment. */
+  private checkUnique (scope: Scope, collection: string, model: CollectionModel, data: Data, slug: string): void {
+    const problems: string[] = []
+    for (const path of model.uniqueFields) {
+      const value = valueAt(data, path)
+      if (value === undefined || value === null || typeof value === 'object') continue
+      const other = this.store.findByValue(scope, collection, path, value, slug)
+      if (other !== null) problems.push(`${path}: must be unique; the entry '${other}' already has this value`)
+    }
+    if (problems.length > 0) throw validationFailed(problems)
+  }
+
+  /**
+   * Create rules 9–10 / update rule 6–7, under the collection lock: the reference check, the
+   * prepare hooks, and the write handed to the store. The store's promise is returned unawaited
+   * (wrapped, so the lock does not wait for it) and settles once the write is durable.
+   */
+  private async issue (write: PendingWrite): Promise<{ stored: Promise<StoredEntry> }> {
+    const problems = await this.hooks.runChecks(write)
+    if (problems.length > 0) throw validationFailed(problems)
+    const prepared = await this.hooks.runPrepare(write)
+    const input = { slug: write.slug, status: write.status, data: orderFields(write.model.schema.fields, prepared) }
+    const stored = write.operation === 'create'
+      ? this.store.create(write.scope, write.collection, input)
+      : this.store.update(write.scope, write.collection, input)
+    // Awaited by finish() right after the lock is released; this only marks it handled meanwhile.
+    stored.catch(() => {})
+    return { stored }
+  }
+
+  /** Create rules 10–12 / update rules 7–8, under the entry lock: durable, hooks, event, answer. */
+  private async finish (write: PendingWrite, issued: { stored: Promise<StoredEntry> }): Promise<Written> {
+    const entry = await issued.stored
+    const { scope, collection, slug } = write
+    await this.hooks.runWritten({ operation: write.operation, scope, collection, model: write.model, slug, entry, previous: write.previous })
+    this.emit(contentEvent(write.operation === 'create' ? 'content.created' : 'content.updated', scope, collection, slug))
+    return { entry, body: JSON.stringify(entryView(entry)) }
+  }
+}
+
+function collectionKey (scope: Scope, collection: string): string {
+  return `${scope.environment}\u0000${collection}`
+}
+
+function entryKey (scope: Scope, collection: string, slug: string): string {
+  return `${scope.environment}\u0000${scope.locale ?? ''}\u0000${collection}\u0000${slug}`
+}
+
+function entryNotFound (collection: string, slug: string): Error {
+  return notFound(`Entry '${slug}' not found in '${collection}'.`)
+}
+
+function contentEvent (event: ContentEvent['event'], scope: Scope, collection: string, slug: string): ContentEvent {
+  return { event, collection, slug, locale: scope.locale, environment: scope.environment }
+}

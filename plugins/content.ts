@@ -1,0 +1,49 @@
+// The content pipeline (lib/content/service.ts) on the instance, and the two reply helpers its
+// routes answer with: bodies are serialized once by the pipeline, so the ETag hashes the bytes sent.
+import fp from 'fastify-plugin'
+import type { FastifyReply } from 'fastify'
+import { ContentService, type Rendered } from '../lib/content/service.js'
+import { ifNoneMatch } from '../lib/etag.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The content pipeline (interface.md "Entries"): create, update, patch, remove, get, list and
+     * slugCheck. `content.hooks.add('check' | 'prepare' | 'written', hook)` is where the
+     * references and cache plugins join the write pipeline (lib/content/hooks.ts).
+     */
+    content: ContentService
+  }
+  interface FastifyReply {
+    /** Sends a body serialized by the content pipeline as JSON, byte for byte. */
+    sendJson: (body: string) => FastifyReply
+    /**
+     * Sends a rendered read (an entry or a list) with its `ETag` and `Cache-Control: no-cache`,
+     * or a 304 with the `ETag` and no body when `If-None-Match` matches it.
+     */
+    sendRendered: (rendered: Rendered) => FastifyReply
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+export default fp(async (fastify) => {
+  fastify.decorate('content', new ContentService({
+    registry: fastify.schemas,
+    store: fastify.store,
+    emit: event => { fastify.events.emit(event) }
+  }))
+
+  // The pipeline serializes bodies itself because the ETag is a hash of their exact bytes;
+  // a string with a JSON content type goes out as it is, without the route's serializer.
+  fastify.decorateReply('sendJson', function sendJson (this: FastifyReply, body: string) {
+    return this.type(JSON_TYPE).send(body)
+  })
+
+  fastify.decorateReply('sendRendered', function sendRendered (this: FastifyReply, rendered: Rendered) {
+    this.header('ETag', rendered.etag)
+    this.header('Cache-Control', 'no-cache')
+    if (ifNoneMatch(this.request.headers['if-none-match'], rendered.etag)) return this.code(304).send()
+    return this.type(JSON_TYPE).send(rendered.body)
+  })
+}, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales'], fastify: '5.x' })

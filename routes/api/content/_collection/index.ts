@@ -1,0 +1,18 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { createSchema, listSchema } from './schemas.js'
+
+const collectionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/', { schema: listSchema }, async (request, reply) => {
+    const scope = fastify.scopeOf(request.query)
+    return reply.sendRendered(fastify.content.list(scope, request.params.collection, request.query, request.caller))
+  })
+
+  // The permission is checked in onRequest, before the body is even read: create rule 1 comes first.
+  fastify.post('/', { schema: createSchema, onRequest: fastify.requirePermission('ContentWrite') }, async (request, reply) => {
+    const scope = fastify.scopeOf(request.query)
+    const written = await fastify.content.create(scope, request.params.collection, request.body)
+    return reply.code(201).sendJson(written.body)
+  })
+}
+
+export default collectionRoutes

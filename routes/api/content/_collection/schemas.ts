@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox'
+import { errorResponses } from '../../../../types/errors.js'
+import { Entry, EntryList } from '../../../../types/content.js'
+
+export { Entry, EntryList }
+
+export const CollectionParams = Type.Object({
+  collection: Type.String({ description: 'A content collection (a non-reusable schema name)' })
+})
+
+/** `_locale` and `_environment`, taken by every content endpoint (interface.md "Endpoints"). */
+export const scopeParameters = {
+  _locale: Type.Optional(Type.String({ description: 'Locale code; missing or unknown selects the first configured locale' })),
+  _environment: Type.Optional(Type.String({ description: 'Environment name; missing or unknown selects the first configured environment' }))
+}
+
+export const ScopeQuery = Type.Object(scopeParameters)
+
+const repeatable = (description: string) => Type.Union([Type.String(), Type.Array(Type.String())], { description })
+
+// Every value stays a string here: the query parser types each one from the collection schema
+// and answers a 400 naming the parameter (contract §4 "List").
+export const ListQuerystring = Type.Object({
+  _page: Type.Optional(Type.String({ description: '1-based page, default 1' })),
+  _per_page: Type.Optional(Type.String({ description: 'Items per page, 1 to 1000, default 20' })),
+  _sort: Type.Optional(repeatable('Comma list of fields (dotted paths allowed); a `-` prefix sorts that field descending; may be repeated')),
+  _order: Type.Optional(Type.String({ description: '`asc` (default) or `desc`, for `_sort` fields without a prefix' })),
+  _status: Type.Optional(Type.String({ description: '`published`, `draft` or `all`; callers without a valid key always get `published`' })),
+  _q: Type.Optional(Type.String({ description: 'Case-insensitive text search across string fields' })),
+  _fields: Type.Optional(repeatable('Comma list of fields to return (dotted paths allowed); system fields always come back; may be repeated')),
+  ...scopeParameters
+}, {
+  additionalProperties: true,
+  description: 'Also `<field>=<value>` (equality; on an array field: contains) and `<field>[<op>]=<value>` with op one of eq ne gt gte lt lte in nin contains starts exists'
+})
+
+// `_slug` and `_status` are checked by the write pipeline, in the order interface.md gives
+// (after the permission and the collection), so the route schema only fixes the outer shape.
+export const EntryBody = Type.Object({
+  _slug: Type.Optional(Type.Unknown({ description: 'string, required: the entry slug; normalized before use' })),
+  _status: Type.Optional(Type.Unknown({ description: '`draft` or `published` (default)' }))
+}, { additionalProperties: true, description: 'The entry: `_slug`, optional `_status`, and the fields of the collection schema' })
+
+/** A write needs a key when keys are enabled: `Authorization: Bearer <key>` or `X-API-Key`. */
+export const writeSecurity: Array<Record<string, string[]>> = [{ bearer: [] }, { apiKey: [] }]
+
+export const listSchema = {
+  tags: ['content'],
+  summary: 'List entries of a collection',
+  description: 'Filters, sorting, paging, search and projection (contract §4). Answers with an `ETag`; a matching `If-None-Match` gives 304.',
+  params: CollectionParams,
+  querystring: ListQuerystring,
+  response: {
+    200: EntryList,
+    304: Type.Null({ description: 'Not modified: the `If-None-Match` tag is current' }),
+    ...errorResponses(400, 404)
+  }
+}
+
+export const createSchema = {
+  tags: ['content'],
+  summary: 'Create an entry',
+  description: 'Requires ContentWrite when API keys are enabled. Emits `content.created`.',
+  security: writeSecurity,
+  params: CollectionParams,
+  querystring: ScopeQuery,
+  body: EntryBody,
+  response: {
+    201: Entry,
+    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422)
+  }
+}

@@ -1,0 +1,315 @@
+// The write pipeline against stand-ins for the registry and the store: the order of the rules,
+// PUT and PATCH semantics, hooks, events and serialization. The real stores and models are
+// exercised through HTTP in test/routes/content*.test.ts.
+import t, { type Test } from 'tap'
+import { ContentService, COLLECTION_NOT_FOUND } from '../../../lib/content/service.js'
+import { CmsError, type ErrorCode } from '../../../lib/errors.js'
+import { etagOf } from '../../../lib/etag.js'
+import type { Caller } from '../../../lib/auth.js'
+import type { ContentEvent } from '../../../types/events.js'
+import type { Scope } from '../../../types/scope.js'
+import { MemoryStore, fakeRegistry, postsModel } from '../../fixtures/content-fakes.js'
+
+const scope: Scope = { locale: null, environment: 'default' }
+const admin: Caller = { role: 'admin', authenticated: true, invalidKey: false }
+const anonymous: Caller = { role: null, authenticated: false, invalidKey: false }
+
+function setup (): { service: ContentService, store: MemoryStore, events: ContentEvent[] } {
+  const store = new MemoryStore()
+  const events: ContentEvent[] = []
+  const service = new ContentService({ registry: fakeRegistry([postsModel()]), store, emit: e => { events.push(e) } })
+  return { service, store, events }
+}
+
+async function rejectsWith (t: Test, promise: Promise<unknown> | (() => unknown), code: ErrorCode, message?: RegExp): Promise<CmsError | undefined> {
+  try {
+    await (typeof promise === 'function' ? promise() : promise)
+    t.fail(`expected ${code}`)
+    return undefined
+  } catch (err) {
+    if (!(err instanceof CmsError)) throw err
+    t.equal(err.code, code, `${code}: ${err.message}`)
+    if (message !== undefined) t.match(err.message, message)
+    return err
+  }
+}
+
+t.test('create: rules in order', async t => {
+  const { service, store, events } = setup()
+  await rejectsWith(t, service.create(scope, 'nope', { _slug: '../x', _status: 'bad' }), 'NOT_FOUND', /Collection 'nope'/)
+  await rejectsWith(t, service.create(scope, 'posts', [{ _slug: 'a' }]), 'BAD_REQUEST', /JSON object/)
+  await rejectsWith(t, service.create(scope, 'posts', { _status: 'bad', title: 1 }), 'BAD_REQUEST', /_slug is required/)
+  await rejectsWith(t, service.create(scope, 'posts', { _slug: 5, title: 'x' }), 'BAD_REQUEST', /must be a string/)
+  await rejectsWith(t, service.create(scope, 'posts', { _slug: 'a/b', _status: 'bad' }), 'BAD_REQUEST', /path characters/)
+  await rejectsWith(t, service.create(scope, 'posts', { _slug: 'ok', _status: 'bad', title: 1 }), 'BAD_REQUEST', /_status/)
+  const invalid = await rejectsWith(t, service.create(scope, 'posts', { _slug: 'ok', title: 1, extra: true, tags: 'z' }), 'VALIDATION_FAILED')
+  t.same(invalid?.errors, ['title: is required', 'tags: must be one of a, b, c, got z', 'extra: is not a field of posts'], 'one message per problem')
+  t.same(store.calls.filter(c => !c.startsWith('get')), [], 'nothing reached the store')
+  t.same(events, [])
+
+  const created = await service.create(scope, 'posts', { _slug: 'Hello World', title: 'Hi', tags: 'b', _created_at: 'x', _updated_at: 'y' })
+  const body = JSON.parse(created.body) as Record<string, unknown>
+  t.equal(body._slug, 'hello-world', 'the slug is normalized')
+  t.equal(body._status, 'published', 'absent status: published')
+  t.equal(body._created_at, '2024-01-01T00:00:01.000Z', 'timestamps come from the store, not the body')
+  t.same(body.tags, ['b'], 'normalized (multi-select)')
+  t.match(body.uid, /^[0-9a-f-]{36}$/, 'auto value applied')
+  t.same(Object.keys(body), ['_slug', '_status', '_created_at', '_updated_at', 'title', 'uid', 'tags'], 'system fields, then schema order')
+  t.same(events, [{ event: 'content.created', collection: 'posts', slug: 'hello-world', locale: null, environment: 'default' }])
+
+  await rejectsWith(t, service.create(scope, 'posts', { _slug: 'hello-world', title: 'Again' }), 'CONFLICT', /hello-world/)
+  const draft = await service.create(scope, 'posts', { _slug: 'd', _status: 'draft', title: 'D' })
+  t.equal(draft.entry.status, 'draft')
+})
+
+t.test('create: unique fields, and the 409 wins over a unique clash with the same slug', async t => {
+  const { service, store } = setup()
+  await service.create(scope, 'posts', { _slug: 'a', title: 'A', code: 'X' })
+  const clash = await rejectsWith(t, service.create(scope, 'posts', { _slug: 'b', title: 'B', code: 'X' }), 'VALIDATION_FAILED')
+  t.same(clash?.errors, ["code: must be unique; the entry 'a' already has this value"])
+  await rejectsWith(t, service.create(scope, 'posts', { _slug: 'a', title: 'A2', code: 'X' }), 'CONFLICT')
+  t.notOk(store.calls.includes('create posts/b'))
+  await service.create(scope, 'posts', { _slug: 'c', title: 'C', code: 'Y' })
+  await service.create(scope, 'posts', { _slug: 'e', title: 'E' })
+  await service.create(scope, 'posts', { _slug: 'f', title: 'F' })
+  t.pass('absent unique values do not clash')
+  const other: Scope = { locale: 'de', environment: 'default' }
+  await service.create(other, 'posts', { _slug: 'b', title: 'B', code: 'X' })
+  t.pass('unique is per locale')
+})
+
+t.test('concurrent creates of one slug: exactly one succeeds', async t => {
+  const { service, store, events } = setup()
+  const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) =>
+    service.create(scope, 'posts', { _slug: 'same', title: `T${i}` })))
+  const ok = results.filter(r => r.status === 'fulfilled')
+  const conflicts = results.filter(r => r.status === 'rejected' && (r.reason as CmsError).code === 'CONFLICT')
+  t.equal(ok.length, 1)
+  t.equal(conflicts.length, 19)
+  t.equal(store.calls.filter(c => c === 'create posts/same').length, 1, 'the store saw one create')
+  t.equal(events.length, 1)
+})
+
+t.test('concurrent creates with one unique value: exactly one succeeds', async t => {
+  const { service } = setup()
+  const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) =>
+    service.create(scope, 'posts', { _slug: `s${i}`, title: 'T', code: 'same' })))
+  t.equal(results.filter(r => r.status === 'fulfilled').length, 1)
+  t.equal(results.filter(r => r.status === 'rejected' && (r.reason as CmsError).code === 'VALIDATION_FAILED').length, 19)
+})
+
+t.test('writes to one collection are in flight together (the store shares their commit)', async t => {
+  const { service, store } = setup()
+  const results = await Promise.all(Array.from({ length: 10 }, async (_, i) =>
+    await service.create(scope, 'posts', { _slug: `s${i}`, title: 'T', code: `C${i}` })))
+  t.equal(results.length, 10)
+  t.ok(store.maxInFlight > 1, `${store.maxInFlight} writes were in flight at once`)
+})
+
+t.test('concurrent patches of one entry: applied one after the other, none lost', async t => {
+  const { service, store } = setup()
+  await service.create(scope, 'posts', { _slug: 'p', title: 'T', seo: {} })
+  await Promise.all(Array.from({ length: 20 }, async (_, i) =>
+    await service.patch(scope, 'posts', 'p', { seo: { [`k${i}`]: i } })))
+  t.equal(Object.keys(store.get(scope, 'posts', 'p')?.data.seo as object).length, 20)
+  t.equal(store.maxInFlight, 1, 'writes to one entry never overlap')
+})
+
+t.test('a write in flight is seen by the next create of the same slug', async t => {
+  const { service, store } = setup()
+  const first = service.create(scope, 'posts', { _slug: 'p', title: 'T' })
+  const second = service.create(scope, 'posts', { _slug: 'p', title: 'U' })
+  await first
+  await rejectsWith(t, second, 'CONFLICT')
+  t.equal(store.get(scope, 'posts', 'p')?.data.title, 'T')
+})
+
+t.test('writes to different collections or environments are not serialized together', async t => {
+  const store = new MemoryStore()
+  const model = postsModel()
+  const pages = { ...model, schema: { ...model.schema, name: 'pages' } }
+  const service = new ContentService({ registry: fakeRegistry([model, pages]), store, emit: () => {} })
+  let inside = 0
+  let overlapped = false
+  service.hooks.add('written', async () => {
+    inside++
+    if (inside > 1) overlapped = true
+    await new Promise(resolve => setTimeout(resolve, 5))
+    inside--
+  })
+  await Promise.all([
+    service.create(scope, 'posts', { _slug: 'a', title: 'A' }),
+    service.create(scope, 'pages', { _slug: 'a', title: 'A' }),
+    service.create({ locale: null, environment: 'staging' }, 'posts', { _slug: 'a', title: 'A' })
+  ])
+  t.ok(overlapped, 'the three writes ran side by side')
+})
+
+t.test('PUT replaces the fields; readonly and auto fields left out are kept', async t => {
+  const { service, events } = setup()
+  const created = await service.create(scope, 'posts', { _slug: 'p', _status: 'draft', title: 'Old', code: 'C', tags: ['a'], seo: { title: 'S' } })
+  const uid = created.entry.data.uid
+  events.length = 0
+
+  await rejectsWith(t, service.update(scope, 'nope', 'p', { _status: 'bad' }), 'NOT_FOUND', /Collection/)
+  await rejectsWith(t, service.update(scope, 'posts', 'a..b', {}), 'BAD_REQUEST', /path characters/)
+  await rejectsWith(t, service.update(scope, 'posts', 'missing', { _status: 'bad' }), 'BAD_REQUEST', /_status/)
+  await rejectsWith(t, service.update(scope, 'posts', 'missing', { title: 'x' }), 'NOT_FOUND', /Entry 'missing'/)
+  await rejectsWith(t, service.update(scope, 'posts', 'p', 'text'), 'BAD_REQUEST')
+
+  const put = await service.update(scope, 'posts', 'p', { _slug: 'ignored', title: 'New', tags: 'c' })
+  t.equal(put.entry.slug, 'p', '_slug in the body is ignored')
+  t.equal(put.entry.status, 'draft', 'absent _status keeps the stored one')
+  t.same(put.entry.data, { title: 'New', uid, tags: ['c'] }, 'fields left out are gone, except readonly/auto ones')
+  t.equal(put.entry.createdAt, created.entry.createdAt)
+  t.not(put.entry.updatedAt, created.entry.updatedAt)
+  t.same(events, [{ event: 'content.updated', collection: 'posts', slug: 'p', locale: null, environment: 'default' }])
+
+  const readonly = await rejectsWith(t, service.update(scope, 'posts', 'p', { uid: 'changed', title: 1 }), 'VALIDATION_FAILED')
+  t.same(readonly?.errors, ['uid: is readonly', 'title: is required'], 'readonly and schema problems together')
+
+  const published = await service.update(scope, 'posts', 'p', { _status: 'published', title: 'New', uid })
+  t.equal(published.entry.status, 'published')
+  t.equal(published.entry.data.uid, uid, 'sending the same readonly value is fine')
+
+  await service.create(scope, 'posts', { _slug: 'q', title: 'Q', code: 'QQ' })
+  const clash = await rejectsWith(t, service.update(scope, 'posts', 'p', { title: 'x', code: 'QQ' }), 'VALIDATION_FAILED')
+  t.match(clash?.errors, [/^code: must be unique/])
+  await service.update(scope, 'posts', 'q', { title: 'Q2', code: 'QQ' })
+  t.pass('the entry itself does not clash with its own unique value')
+})
+
+t.test('PATCH merges into the stored entry, then follows PUT', async t => {
+  const { service, events } = setup()
+  const created = await service.create(scope, 'posts', { _slug: 'p', title: 'T', code: 'C', tags: ['a', 'b'], seo: { title: 'S', description: 'D' } })
+  events.length = 0
+  await rejectsWith(t, service.patch(scope, 'posts', 'missing', { _status: 'nope' }), 'BAD_REQUEST', /_status/)
+  await rejectsWith(t, service.patch(scope, 'posts', 'missing', {}), 'NOT_FOUND')
+  await rejectsWith(t, service.patch(scope, 'posts', 'p', ['x']), 'BAD_REQUEST', /JSON object/)
+
+  const patched = await service.patch(scope, 'posts', 'p', { seo: { description: null }, code: null, tags: 'c', _slug: 'zzz', _created_at: 'x' })
+  t.same(patched.entry.data, { title: 'T', uid: created.entry.data.uid, tags: ['c'], seo: { title: 'S' } })
+  t.equal(patched.entry.slug, 'p')
+  t.equal(patched.entry.status, 'published')
+
+  const drafted = await service.patch(scope, 'posts', 'p', { _status: 'draft' })
+  t.equal(drafted.entry.status, 'draft')
+  t.same(drafted.entry.data, patched.entry.data, 'only the status changed')
+  const kept = await service.patch(scope, 'posts', 'p', { _status: null })
+  t.equal(kept.entry.status, 'draft', 'removing _status keeps the stored one')
+
+  const bad = await rejectsWith(t, service.patch(scope, 'posts', 'p', { title: null, uid: 'new' }), 'VALIDATION_FAILED')
+  t.same(bad?.errors, ['uid: is readonly', 'title: is required'])
+  const restored = await service.patch(scope, 'posts', 'p', { uid: null })
+  t.equal(restored.entry.data.uid, created.entry.data.uid, 'a removed readonly field keeps its stored value, as with PUT')
+  t.equal(events.length, 4)
+  t.ok(events.every(e => e.event === 'content.updated'))
+})
+
+t.test('DELETE', async t => {
+  const { service, store, events } = setup()
+  await service.create(scope, 'posts', { _slug: 'p', title: 'T' })
+  events.length = 0
+  await rejectsWith(t, service.remove(scope, 'nope', 'p'), 'NOT_FOUND', /Collection/)
+  await rejectsWith(t, service.remove(scope, 'posts', '../etc'), 'BAD_REQUEST')
+  await rejectsWith(t, service.remove(scope, 'posts', 'missing'), 'NOT_FOUND', /Entry/)
+  await service.remove(scope, 'posts', 'p')
+  t.equal(store.get(scope, 'posts', 'p'), undefined)
+  t.same(events, [{ event: 'content.deleted', collection: 'posts', slug: 'p', locale: null, environment: 'default' }])
+  await rejectsWith(t, service.remove(scope, 'posts', 'p'), 'NOT_FOUND')
+})
+
+t.test('events carry the scope', async t => {
+  const { service, events } = setup()
+  const s: Scope = { locale: 'fr', environment: 'staging' }
+  await service.create(s, 'posts', { _slug: 'p', title: 'T' })
+  await service.update(s, 'posts', 'p', { title: 'U' })
+  await service.remove(s, 'posts', 'p')
+  t.same(events.map(e => [e.event, e.locale, e.environment]), [
+    ['content.created', 'fr', 'staging'], ['content.updated', 'fr', 'staging'], ['content.deleted', 'fr', 'staging']
+  ])
+})
+
+t.test('hooks run at their places, in order, inside the lock', async t => {
+  const { service, store, events } = setup()
+  const log: string[] = []
+  service.hooks.add('check', write => { log.push(`check1 ${write.operation} ${write.slug}`); return [] })
+  service.hooks.add('check', write => {
+    log.push('check2')
+    return write.data.title === 'dangling' ? ['ref: points at a missing entry'] : []
+  })
+  service.hooks.add('prepare', write => { log.push('prepare1'); return { ...write.data, title: `${String(write.data.title)}!` } })
+  service.hooks.add('prepare', async write => { log.push(`prepare2 sees ${String(write.data.title)}`); return write.data })
+  service.hooks.add('written', change => {
+    log.push(`written ${change.operation} ${change.slug} entry=${change.entry?.data.title as string ?? 'null'} previous=${change.previous?.data.title as string ?? 'null'}`)
+    log.push(`events so far ${events.length}`)
+  })
+
+  const bad = await rejectsWith(t, service.create(scope, 'posts', { _slug: 'x', title: 'dangling' }), 'VALIDATION_FAILED')
+  t.same(bad?.errors, ['ref: points at a missing entry'])
+  t.notOk(store.calls.includes('create posts/x'), 'a failed check stores nothing')
+  t.same(events, [])
+  log.length = 0
+
+  const created = await service.create(scope, 'posts', { _slug: 'x', title: 'A' })
+  t.equal(created.entry.data.title, 'A!', 'prepare hooks shape what is stored')
+  t.same(log, ['check1 create x', 'check2', 'prepare1', 'prepare2 sees A!', 'written create x entry=A! previous=null', 'events so far 0'])
+  log.length = 0
+  await service.update(scope, 'posts', 'x', { title: 'B' })
+  t.same(log, ['check1 update x', 'check2', 'prepare1', 'prepare2 sees B!', 'written update x entry=B! previous=A!', 'events so far 1'])
+  log.length = 0
+  await service.remove(scope, 'posts', 'x')
+  t.same(log, ['written delete x entry=null previous=B!', 'events so far 2'])
+  t.equal(events.length, 3)
+})
+
+t.test('a failing written hook fails the request and emits no event', async t => {
+  const { service, events } = setup()
+  service.hooks.add('written', () => { throw new Error('index unavailable') })
+  await t.rejects(service.create(scope, 'posts', { _slug: 'x', title: 'A' }), /index unavailable/)
+  t.same(events, [])
+})
+
+t.test('get: visibility, ETag of the exact body', async t => {
+  const { service } = setup()
+  await service.create(scope, 'posts', { _slug: 'pub', title: 'P' })
+  await service.create(scope, 'posts', { _slug: 'draft', _status: 'draft', title: 'D' })
+  const pub = service.get(scope, 'posts', 'pub', anonymous)
+  t.equal(pub.etag, etagOf(pub.body))
+  t.match(pub.etag, /^"[0-9a-f]{16}"$/)
+  t.equal(JSON.parse(pub.body)._slug, 'pub')
+  t.equal(service.get(scope, 'posts', 'draft', admin).body.includes('"_status":"draft"'), true, 'authenticated callers see drafts')
+  await rejectsWith(t, () => service.get(scope, 'posts', 'draft', anonymous), 'NOT_FOUND')
+  await rejectsWith(t, () => service.get(scope, 'posts', 'missing', admin), 'NOT_FOUND')
+  await rejectsWith(t, () => service.get(scope, 'nope', 'pub', admin), 'NOT_FOUND')
+  await rejectsWith(t, () => service.get(scope, 'posts', 'a\\b', admin), 'BAD_REQUEST')
+  t.equal(JSON.parse(service.get(scope, 'posts', 'PUB', admin).body)._slug, 'pub', 'the path slug is normalized')
+  t.equal(service.get(scope, 'posts', 'pub', admin).etag, pub.etag, 'same entry, same tag')
+  await service.update(scope, 'posts', 'pub', { title: 'P2' })
+  t.not(service.get(scope, 'posts', 'pub', admin).etag, pub.etag, 'a change, a new tag')
+})
+
+t.test('slugCheck: the six rules', async t => {
+  const { service } = setup()
+  await service.create(scope, 'posts', { _slug: 'taken', title: 'T' })
+  await service.create(scope, 'posts', { _slug: 'hidden', _status: 'draft', title: 'T' })
+  t.same(service.slugCheck(scope, 'posts', 'Fresh Slug', undefined), { valid: true, normalized: 'fresh-slug', available: true, error: null })
+  t.same(service.slugCheck(scope, 'posts', 'Taken', undefined), { valid: true, normalized: 'taken', available: false, error: null })
+  t.same(service.slugCheck(scope, 'posts', 'hidden', undefined), { valid: true, normalized: 'hidden', available: false, error: null }, 'a draft takes its slug')
+  t.same(service.slugCheck(scope, 'posts', 'taken', ' taken '), { valid: true, normalized: 'taken', available: true, error: null }, 'exclude (trimmed)')
+  t.same(service.slugCheck(scope, 'posts', 'taken', '  '), { valid: true, normalized: 'taken', available: false, error: null }, 'a blank exclude is ignored')
+  t.same(service.slugCheck({ locale: 'de', environment: 'default' }, 'posts', 'taken', undefined).available, true, 'per locale')
+  t.same(service.slugCheck({ locale: null, environment: 'staging' }, 'posts', 'taken', undefined).available, true, 'per environment')
+  t.same(service.slugCheck(scope, 'nope', 'fresh', undefined), { valid: true, normalized: 'fresh', available: false, error: COLLECTION_NOT_FOUND })
+  const empty = service.slugCheck(scope, 'posts', '   ', undefined)
+  t.same([empty.valid, empty.available, empty.normalized], [false, false, ''])
+  t.match(empty.error, /empty/)
+  t.match(service.slugCheck(scope, 'posts', undefined, undefined).error, /empty/)
+  const path = service.slugCheck(scope, 'posts', 'a/b', 'a/b')
+  t.same([path.valid, path.available], [false, false])
+  t.match(path.error, /path characters/)
+  const chars = service.slugCheck(scope, 'posts', '!!!', undefined)
+  t.same([chars.valid, chars.available, chars.normalized], [false, false, '!!!'])
+  t.match(chars.error, /only contain/)
+  t.same(service.slugCheck(scope, 'posts', '-', '').available, false, 'normalizes to empty')
+})

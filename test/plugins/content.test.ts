@@ -1,0 +1,86 @@
+// The content plugin alone, on a bare instance with stand-ins for the registry and the store.
+import t, { type Test } from 'tap'
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import configPlugin from '../../plugins/config.js'
+import eventsPlugin from '../../plugins/events.js'
+import localesPlugin from '../../plugins/locales.js'
+import contentPlugin from '../../plugins/content.js'
+import { ContentService } from '../../lib/content/service.js'
+import { etagOf } from '../../lib/etag.js'
+import type { CmsEvent } from '../../types/events.js'
+import type { SchemaRegistry } from '../../types/schema.js'
+import { MemoryStore, fakeRegistry, postsModel } from '../fixtures/content-fakes.js'
+import { tempDir, testConfig } from '../helper.js'
+
+const admin = { role: 'admin' as const, authenticated: true, invalidKey: false }
+
+async function bare (t: Test): Promise<{ fastify: FastifyInstance, store: MemoryStore }> {
+  const config = testConfig(tempDir(t), { CMS_ENVIRONMENTS: 'main,staging' })
+  const fastify = Fastify()
+  const store = new MemoryStore()
+  await fastify.register(configPlugin, { config })
+  await fastify.register(eventsPlugin)
+  await fastify.register(localesPlugin)
+  await fastify.register(fp(async f => { f.decorate('schemas', fakeRegistry([postsModel()]) as SchemaRegistry) }, { name: 'schemas' }))
+  await fastify.register(fp(async f => { f.decorate('store', store) }, { name: 'store' }))
+  await fastify.register(contentPlugin)
+  t.teardown(async () => { await fastify.close() })
+  return { fastify, store }
+}
+
+t.test('decorates fastify.content, wired to the registry, the store and the event bus', async t => {
+  const { fastify, store } = await bare(t)
+  await fastify.ready()
+  t.ok(fastify.content instanceof ContentService)
+  const events: CmsEvent[] = []
+  fastify.events.on(e => { events.push(e) })
+  const scope = fastify.scopeOf({ _environment: 'staging' })
+  const written = await fastify.content.create(scope, 'posts', { _slug: 'hello', title: 'Hi' })
+  t.equal(store.get(scope, 'posts', 'hello')?.data.title, 'Hi')
+  t.equal(JSON.parse(written.body)._slug, 'hello')
+  t.same(events, [{ event: 'content.created', collection: 'posts', slug: 'hello', locale: null, environment: 'staging' }])
+  t.equal(fastify.content.get(scope, 'posts', 'hello', admin).body, written.body, 'a write answers the bytes a read gives')
+})
+
+t.test('refuses to load without the store', async t => {
+  const fastify = Fastify()
+  t.teardown(async () => { await fastify.close() })
+  await fastify.register(configPlugin, { config: testConfig(tempDir(t)) })
+  await fastify.register(eventsPlugin)
+  await fastify.register(localesPlugin)
+  await fastify.register(fp(async f => { f.decorate('schemas', fakeRegistry([]) as SchemaRegistry) }, { name: 'schemas' }))
+  await t.rejects(async () => { await fastify.register(contentPlugin) }, /store/)
+})
+
+t.test('reply.sendRendered: ETag, Cache-Control, exact bytes, If-None-Match', async t => {
+  const { fastify } = await bare(t)
+  const body = '{"b":2,"a":"é"}'
+  const etag = etagOf(body)
+  fastify.get('/r', async (_request, reply) => reply.sendRendered({ body, etag }))
+  fastify.get('/j', async (_request, reply) => reply.code(201).sendJson(body))
+
+  const res = await fastify.inject({ method: 'GET', url: '/r' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.body, body, 'the bytes as rendered, not re-serialized')
+  t.equal(res.headers.etag, etag)
+  t.equal(res.headers['cache-control'], 'no-cache')
+  t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(res.headers['content-length'], String(Buffer.byteLength(body)))
+
+  for (const header of [etag, etag.slice(1, -1), `W/${etag}`, `"0000000000000000", ${etag}`, '*']) {
+    const hit = await fastify.inject({ method: 'GET', url: '/r', headers: { 'if-none-match': header } })
+    t.equal(hit.statusCode, 304, `304 for If-None-Match: ${header}`)
+    t.equal(hit.body, '', 'no body')
+    t.equal(hit.headers.etag, etag, 'the ETag is repeated')
+  }
+  const miss = await fastify.inject({ method: 'GET', url: '/r', headers: { 'if-none-match': '"0000000000000000"' } })
+  t.equal(miss.statusCode, 200)
+  t.equal(miss.body, body)
+
+  const json = await fastify.inject({ method: 'GET', url: '/j' })
+  t.equal(json.statusCode, 201)
+  t.equal(json.body, body)
+  t.equal(json.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(json.headers.etag, undefined)
+})
