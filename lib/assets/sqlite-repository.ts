@@ -1,0 +1,187 @@
+// Asset metadata in SQLite: one table in `<data>/assets.sqlite` (WAL, synchronous=FULL so a
+// resolved write survives a power cut). Kept apart from the content database so the asset library
+// opens and rebuilds on its own.
+import { existsSync, mkdirSync } from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import type { AssetRepository, OpenResult } from './repository.js'
+import type { AssetListQuery, AssetListResult, AssetMeta } from './types.js'
+
+export const SQLITE_FILE = 'assets.sqlite'
+
+interface Row {
+  environment: string
+  path: string
+  folder: string
+  name: string
+  size: number
+  mime: string
+  width: number | null
+  height: number | null
+  created_at: string
+}
+
+const COLUMNS = 'environment, path, folder, name, size, mime, width, height, created_at'
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS assets (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    environment TEXT NOT NULL,
+    path TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    name TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mime TEXT NOT NULL,
+    width INTEGER,
+    height INTEGER,
+    created_at TEXT NOT NULL,
+    UNIQUE (environment, path)
+  );
+  CREATE INDEX IF NOT EXISTS assets_newest ON assets (environment, created_at DESC, id DESC);
+  CREATE INDEX IF NOT EXISTS assets_folder ON assets (environment, folder, created_at DESC, id DESC);
+`
+
+// A replaced record gets a new id, so it sorts as the newest among equal timestamps.
+const INSERT = `INSERT OR REPLACE INTO assets (${COLUMNS}) VALUES (@environment, @path, @folder, @name, @size, @mime, @width, @height, @created_at)`
+
+function toMeta (row: Row): AssetMeta {
+  return {
+    environment: row.environment,
+    path: row.path,
+    folder: row.folder,
+    name: row.name,
+    size: row.size,
+    mime: row.mime,
+    width: row.width,
+    height: row.height,
+    createdAt: row.created_at
+  }
+}
+
+export class SqliteAssetRepository implements AssetRepository {
+  readonly kind = 'sqlite' as const
+  readonly file: string
+  private db: Database.Database | null = null
+  private statements: {
+    get: Database.Statement<[string, string], Row>
+    insert: Database.Statement<Row>
+    remove: Database.Statement<[string, string]>
+  } | null = null
+
+  /** Prepared list statements by filter combination (at most eight). */
+  private readonly listStatements = new Map<string, { count: Database.Statement, page: Database.Statement }>()
+
+  constructor (dataDir: string) {
+    this.file = path.join(dataDir, SQLITE_FILE)
+  }
+
+  async open (scan: () => Promise<AssetMeta[]>): Promise<OpenResult> {
+    mkdirSync(path.dirname(this.file), { recursive: true })
+    const existed = existsSync(this.file)
+    const db = new Database(this.file)
+    try {
+      const result = await this.prepare(db, existed, scan)
+      this.db = db
+      return result
+    } catch (err) {
+      db.close()
+      throw err
+    }
+  }
+
+  private async prepare (db: Database.Database, existed: boolean, scan: () => Promise<AssetMeta[]>): Promise<OpenResult> {
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = FULL')
+    db.pragma('busy_timeout = 5000')
+    const hasTable = existed && db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'assets'").get() !== undefined
+    // The rebuild scans first and creates the table in the same transaction as its rows, so a
+    // failed rebuild leaves no table behind and the next start tries again.
+    const metas = hasTable ? null : await scan()
+    db.transaction(() => {
+      db.exec(SCHEMA)
+      if (metas === null) return
+      // Oldest first, so ids follow the files' age.
+      metas.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.path.localeCompare(b.path))
+      const insert = db.prepare<Row>(INSERT)
+      for (const m of metas) insert.run(toRow(m))
+    })()
+    this.statements = {
+      get: db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM assets WHERE environment = ? AND path = ?`),
+      insert: db.prepare<Row>(INSERT),
+      remove: db.prepare<[string, string]>('DELETE FROM assets WHERE environment = ? AND path = ?')
+    }
+    const rebuilt = metas === null ? null : 'missing' as const
+    const count = (db.prepare('SELECT COUNT(*) AS n FROM assets').get() as { n: number }).n
+    return { rebuilt, count }
+  }
+
+  async close (): Promise<void> {
+    this.db?.close()
+    this.db = null
+    this.statements = null
+    this.listStatements.clear()
+  }
+
+  private get ready (): { db: Database.Database, statements: NonNullable<SqliteAssetRepository['statements']> } {
+    if (this.db === null || this.statements === null) throw new Error('the asset repository is not open')
+    return { db: this.db, statements: this.statements }
+  }
+
+  get (environment: string, assetPath: string): AssetMeta | undefined {
+    const row = this.ready.statements.get.get(environment, assetPath)
+    return row === undefined ? undefined : toMeta(row)
+  }
+
+  list (environment: string, query: AssetListQuery): AssetListResult {
+    const { db } = this.ready
+    const where: string[] = ['environment = ?']
+    const params: Array<string | number> = [environment]
+    if (query.folder !== undefined) {
+      where.push('folder = ?')
+      params.push(query.folder)
+    }
+    if (query.mime !== undefined) {
+      where.push('substr(mime, 1, ?) = ?')
+      params.push(query.mime.length, query.mime)
+    }
+    if (query.q !== undefined) {
+      // Names are ASCII (normalized like slugs), where SQLite's lower() is exact.
+      where.push('instr(lower(name), ?) > 0')
+      params.push(query.q.toLowerCase())
+    }
+    const clause = where.join(' AND ')
+    let statements = this.listStatements.get(clause)
+    if (statements === undefined) {
+      statements = {
+        count: db.prepare(`SELECT COUNT(*) AS n FROM assets WHERE ${clause}`),
+        page: db.prepare(`SELECT ${COLUMNS} FROM assets WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+      }
+      this.listStatements.set(clause, statements)
+    }
+    const total = (statements.count.get(...params) as { n: number }).n
+    const rows = statements.page.all(...params, query.perPage, (query.page - 1) * query.perPage) as Row[]
+    return { items: rows.map(toMeta), total }
+  }
+
+  async insert (meta: AssetMeta): Promise<void> {
+    this.ready.statements.insert.run(toRow(meta))
+  }
+
+  async remove (environment: string, assetPath: string): Promise<boolean> {
+    return this.ready.statements.remove.run(environment, assetPath).changes > 0
+  }
+}
+
+function toRow (meta: AssetMeta): Row {
+  return {
+    environment: meta.environment,
+    path: meta.path,
+    folder: meta.folder,
+    name: meta.name,
+    size: meta.size,
+    mime: meta.mime,
+    width: meta.width,
+    height: meta.height,
+    created_at: meta.createdAt
+  }
+}

@@ -1,0 +1,132 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import t, { type Test } from 'tap'
+import { createAssetRepository, type AssetRepository } from '../../../lib/assets/repository.js'
+import { INDEX_FILE } from '../../../lib/assets/file-repository.js'
+import { SQLITE_FILE } from '../../../lib/assets/sqlite-repository.js'
+import type { AssetMeta } from '../../../lib/assets/types.js'
+import { STORES, tempDir } from '../../helper.js'
+
+function meta (p: string, createdAt: string, extra: Partial<AssetMeta> = {}): AssetMeta {
+  const at = p.lastIndexOf('/')
+  return {
+    environment: 'default',
+    path: p,
+    folder: at < 0 ? '' : p.slice(0, at),
+    name: at < 0 ? p : p.slice(at + 1),
+    size: 100,
+    mime: p.endsWith('.png') ? 'image/png' : 'text/plain',
+    width: p.endsWith('.png') ? 10 : null,
+    height: p.endsWith('.png') ? 10 : null,
+    createdAt,
+    ...extra
+  }
+}
+
+async function opened (t: Test, kind: 'sqlite' | 'file', dataDir: string, scanned: AssetMeta[] = []): Promise<{ repo: AssetRepository, rebuilt: string | null, scans: number }> {
+  const repo = createAssetRepository(kind, { dataDir })
+  let scans = 0
+  const { rebuilt } = await repo.open(async () => { scans++; return scanned })
+  t.teardown(async () => { await repo.close() })
+  return { repo, rebuilt, scans }
+}
+
+for (const kind of STORES) {
+  t.test(`${kind}: insert, get, remove, list order, filters and paging`, async t => {
+    const { repo, rebuilt } = await opened(t, kind, tempDir(t))
+    t.equal(rebuilt, 'missing', 'a new data dir has no metadata yet')
+    const same = '2026-01-01T00:00:00.000Z'
+    await repo.insert(meta('a/one.png', '2026-01-01T00:00:01.000Z'))
+    await repo.insert(meta('a/two.txt', same))
+    await repo.insert(meta('b/three.png', same))
+    await repo.insert(meta('Four.png', '2026-01-02T00:00:00.000Z'))
+    await repo.insert(meta('a/one.png', '2026-01-01T00:00:01.000Z', { environment: 'other' }))
+
+    t.same(repo.get('default', 'a/one.png'), meta('a/one.png', '2026-01-01T00:00:01.000Z'))
+    t.equal(repo.get('default', 'nope.png'), undefined)
+    t.equal(repo.get('elsewhere', 'a/one.png'), undefined)
+
+    const names = (q: Partial<Parameters<AssetRepository['list']>[1]>): string[] =>
+      repo.list('default', { page: 1, perPage: 20, ...q }).items.map(m => m.path)
+    t.same(names({}), ['Four.png', 'a/one.png', 'b/three.png', 'a/two.txt'], 'newest first; equal times: the later insert first')
+    t.same(names({ folder: 'a' }), ['a/one.png', 'a/two.txt'])
+    t.same(names({ folder: '' }), ['Four.png'])
+    t.same(names({ mime: 'image/' }), ['Four.png', 'a/one.png', 'b/three.png'])
+    t.same(names({ mime: 'text/plain' }), ['a/two.txt'])
+    t.same(names({ q: 'O' }), ['Four.png', 'a/one.png', 'a/two.txt'], 'q is case-insensitive on the name only')
+    t.same(names({ q: 'four' }), ['Four.png'])
+    t.same(names({ q: '%' }), [], 'no wildcard meaning')
+    t.same(names({ q: '_' }), [])
+    const page = repo.list('default', { page: 2, perPage: 3 })
+    t.same(page.items.map(m => m.path), ['a/two.txt'])
+    t.equal(page.total, 4)
+    t.equal(repo.list('other', { page: 1, perPage: 20 }).total, 1, 'environments are separate')
+
+    t.equal(await repo.remove('default', 'a/two.txt'), true)
+    t.equal(await repo.remove('default', 'a/two.txt'), false)
+    t.equal(repo.list('default', { page: 1, perPage: 20 }).total, 3)
+  })
+
+  t.test(`${kind}: survives a reopen without a rescan`, async t => {
+    const dataDir = tempDir(t)
+    const first = createAssetRepository(kind, { dataDir })
+    await first.open(async () => [])
+    // Concurrent writes all land (the file backend coalesces them).
+    await Promise.all(Array.from({ length: 25 }, async (_, i) => { await first.insert(meta(`f/${i}.png`, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString())) }))
+    await first.remove('default', 'f/3.png')
+    await first.close()
+    const { repo, rebuilt, scans } = await opened(t, kind, dataDir)
+    t.equal(rebuilt, null)
+    t.equal(scans, 0, 'no scan of the disk')
+    const list = repo.list('default', { page: 1, perPage: 100 })
+    t.equal(list.total, 24)
+    t.equal(list.items[0]?.path, 'f/24.png')
+    t.equal(repo.get('default', 'f/3.png'), undefined)
+  })
+
+  t.test(`${kind}: rebuilt from the scan when the metadata is missing`, async t => {
+    const dataDir = tempDir(t)
+    const scanned = [meta('z.png', '2026-03-01T00:00:00.000Z'), meta('y.txt', '2026-02-01T00:00:00.000Z')]
+    const { repo, rebuilt, scans } = await opened(t, kind, dataDir, scanned)
+    t.equal(rebuilt, 'missing')
+    t.equal(scans, 1)
+    t.same(repo.list('default', { page: 1, perPage: 10 }).items.map(m => m.path), ['z.png', 'y.txt'])
+    const file = path.join(dataDir, kind === 'sqlite' ? SQLITE_FILE : INDEX_FILE)
+    t.ok(existsSync(file), 'the metadata is written at once')
+  })
+
+  t.test(`${kind}: a failed rebuild leaves no metadata behind, so the next start tries again`, async t => {
+    const dataDir = tempDir(t)
+    const repo = createAssetRepository(kind, { dataDir })
+    await t.rejects(repo.open(async () => { throw new Error('disk on fire') }), /disk on fire/)
+    const again = await opened(t, kind, dataDir, [meta('a.png', '2026-01-01T00:00:00.000Z')])
+    t.equal(again.rebuilt, 'missing')
+    t.equal(again.repo.list('default', { page: 1, perPage: 10 }).total, 1)
+  })
+}
+
+t.test('file: an unreadable index is rebuilt; writes are atomic', async t => {
+  const dataDir = tempDir(t)
+  mkdirSync(dataDir, { recursive: true })
+  writeFileSync(path.join(dataDir, INDEX_FILE), '{"version": 1, "assets": [')
+  const { repo, rebuilt } = await opened(t, 'file', dataDir, [meta('a.png', '2026-01-01T00:00:00.000Z')])
+  t.equal(rebuilt, 'unreadable')
+  await repo.insert(meta('b.png', '2026-01-02T00:00:00.000Z'))
+  const stored = JSON.parse(readFileSync(path.join(dataDir, INDEX_FILE), 'utf8')) as { assets: Array<{ path: string }> }
+  t.same(stored.assets.map(a => a.path), ['a.png', 'b.png'])
+  t.same(readdirSync(dataDir).filter(n => n.endsWith('.tmp')), [], 'no temp file is left beside the index')
+})
+
+t.test('sqlite: a database without the table is rebuilt', async t => {
+  const dataDir = tempDir(t)
+  const first = createAssetRepository('sqlite', { dataDir })
+  await first.open(async () => [])
+  await first.close()
+  const db = new Database(path.join(dataDir, SQLITE_FILE))
+  db.exec('DROP TABLE assets')
+  db.close()
+  const { rebuilt, repo } = await opened(t, 'sqlite', dataDir, [meta('a.png', '2026-01-01T00:00:00.000Z')])
+  t.equal(rebuilt, 'missing')
+  t.equal(repo.list('default', { page: 1, perPage: 10 }).total, 1)
+})
