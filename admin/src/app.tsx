@@ -1,0 +1,289 @@
+// The shell: sign-in gate, top bar, sidebar (scope, collections, library, schemas), the page.
+import type { JSX } from 'preact'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { api, describeError, setApiKey, setUnauthorizedHandler } from './api.js'
+import { AppContext, useApp, type AppState, type NoticeKind, type Scope } from './context.js'
+import { BASE, href, navigate, setQuery, useRoute, type Route } from './router.js'
+import { detect, storeKey, storedKey, type Session } from './session.js'
+import type { CollectionSummary, Locales } from './types.js'
+import { Link, Loading, PageTitle, useLoad } from './ui.js'
+import { SignIn } from './views/signin.js'
+import { EntryList } from './views/entries.js'
+import { EntryEditor } from './views/editor.js'
+import { AssetLibrary } from './views/assets.js'
+import { SchemaList, SchemaPage } from './views/schemas.js'
+
+type Gate =
+  | { state: 'checking' }
+  | { state: 'unreachable', message: string }
+  | { state: 'signed-out', message: string | null }
+  | { state: 'signed-in', session: Session }
+
+export function Root (): JSX.Element {
+  const [gate, setGate] = useState<Gate>({ state: 'checking' })
+
+  const check = useCallback(() => {
+    setGate({ state: 'checking' })
+    const key = storedKey()
+    detect(key).then(result => {
+      if (result.kind === 'signed-in') {
+        setApiKey(result.session.key)
+        setGate({ state: 'signed-in', session: result.session })
+      } else {
+        storeKey(null)
+        setApiKey(null)
+        setGate({ state: 'signed-out', message: result.kind === 'invalid-key' ? 'Your saved key is no longer accepted. Sign in again.' : null })
+      }
+    }, (err: unknown) => { setGate({ state: 'unreachable', message: describeError(err) }) })
+  }, [])
+
+  useEffect(check, [check])
+
+  const signOut = useCallback((message: string | null = null) => {
+    storeKey(null)
+    setApiKey(null)
+    setGate({ state: 'signed-out', message })
+  }, [])
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => { signOut('The server no longer accepts your key. Sign in again.') })
+    return () => { setUnauthorizedHandler(null) }
+  }, [signOut])
+
+  switch (gate.state) {
+    case 'checking':
+      return <main class='gate'><Loading label='Connecting to Lectern…' /></main>
+    case 'unreachable':
+      return (
+        <main class='gate'>
+          <h1>Lectern admin</h1>
+          <p role='alert'>{gate.message}</p>
+          <button type='button' onClick={check}>Try again</button>
+        </main>
+      )
+    case 'signed-out':
+      return (
+        <SignIn
+          message={gate.message}
+          onSignedIn={(session) => {
+            storeKey(session.key)
+            setApiKey(session.key)
+            setGate({ state: 'signed-in', session })
+          }}
+        />
+      )
+    case 'signed-in':
+      return <Shell session={gate.session} signOut={() => { signOut(null) }} />
+  }
+}
+
+interface Notice { id: number, message: string, kind: NoticeKind }
+
+function Shell ({ session, signOut }: { session: Session, signOut: () => void }): JSX.Element {
+  const route = useRoute()
+  const [menuOpen, setMenuOpen] = useState(false)
+  const [notices, setNotices] = useState<Notice[]>([])
+  const noticeId = useRef(0)
+
+  const locales = useLoad(async signal => await api.get<Locales>('/api/locales', undefined, signal), [])
+  const collections = useLoad(async signal => (await api.get<{ collections: CollectionSummary[] }>('/api/collections', undefined, signal)).collections, [])
+
+  const localeList = locales.data ?? { locales: [], default: null }
+  const wantedLocale = route.query.get('locale')
+  const scope: Scope = {
+    locale: wantedLocale !== null && localeList.locales.includes(wantedLocale) ? wantedLocale : localeList.default,
+    environment: route.query.get('env')
+  }
+
+  const notify = useCallback((message: string, kind: NoticeKind = 'success') => {
+    const id = ++noticeId.current
+    setNotices(list => [...list.slice(-2), { id, message, kind }])
+    setTimeout(() => { setNotices(list => list.filter(n => n.id !== id)) }, kind === 'error' ? 10000 : 5000)
+  }, [])
+
+  // Close the drawer after navigating (mobile).
+  const path = route.segments.join('/')
+  useEffect(() => { setMenuOpen(false) }, [path])
+
+  const state: AppState = useMemo(() => ({
+    session,
+    scope,
+    locales: localeList,
+    collections: collections.data ?? null,
+    reloadCollections: collections.reload,
+    notify,
+    signOut
+  }), [session, scope.locale, scope.environment, localeList, collections.data, notify, signOut])
+
+  return (
+    <AppContext.Provider value={state}>
+      <a class='skip-link' href='#main'>Skip to content</a>
+      <header class='topbar'>
+        <button
+          type='button' class='menu-toggle' aria-expanded={menuOpen} aria-controls='sidebar'
+          onClick={() => { setMenuOpen(o => !o) }}
+        >
+          Menu
+        </button>
+        <Link class='brand' href={href([])}>Lectern</Link>
+        <span class='spacer' />
+        <span class='who'>
+          {session.key === null
+            ? <span class='badge role' title='The server has no API keys configured'>open access</span>
+            : <span class='badge role' title='The role of your API key'>{session.role}</span>}
+        </span>
+        {session.key !== null && <button type='button' class='link-button' onClick={signOut}>Sign out</button>}
+      </header>
+      <div class='shell'>
+        <nav id='sidebar' class={`sidebar ${menuOpen ? 'open' : ''}`} aria-label='Main'>
+          <ScopeControls scope={scope} locales={localeList} />
+          <h2>Content</h2>
+          {collections.error !== null && <p class='muted'>{describeError(collections.error)}</p>}
+          <ul class='nav-list'>
+            {(collections.data ?? []).map(c => (
+              <li key={c.name}>
+                <Link href={href(['content', c.name])} aria-current={route.segments[0] === 'content' && route.segments[1] === c.name ? 'page' : undefined}>
+                  {c.label ?? c.name}
+                </Link>
+              </li>
+            ))}
+            {collections.data?.length === 0 && <li class='muted'>No collections yet.</li>}
+          </ul>
+          <h2>Library</h2>
+          <ul class='nav-list'>
+            <li><Link href={href(['assets'])} aria-current={route.segments[0] === 'assets' ? 'page' : undefined}>Assets</Link></li>
+          </ul>
+          <h2>Model</h2>
+          <ul class='nav-list'>
+            <li><Link href={href(['schemas'])} aria-current={route.segments[0] === 'schemas' ? 'page' : undefined}>Schemas</Link></li>
+          </ul>
+        </nav>
+        <main id='main' tabIndex={-1}>
+          <Page route={route} />
+        </main>
+      </div>
+      <div class='notices'>
+        {/* Live regions exist from the start, so screen readers announce what is added to them. */}
+        <div role='status' aria-live='polite'>
+          {notices.filter(n => n.kind !== 'error').map(n => <p key={n.id} class={`notice ${n.kind}`}>{n.message}</p>)}
+        </div>
+        <div role='alert' aria-live='assertive'>
+          {notices.filter(n => n.kind === 'error').map(n => <p key={n.id} class='notice error'>{n.message}</p>)}
+        </div>
+      </div>
+    </AppContext.Provider>
+  )
+}
+
+const ENV_STORAGE = 'lectern.environments'
+const ENV_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+
+function rememberedEnvironments (): string[] {
+  try {
+    const list = JSON.parse(localStorage.getItem(ENV_STORAGE) ?? '[]') as unknown
+    return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string').slice(0, 20) : []
+  } catch {
+    return []
+  }
+}
+
+function ScopeControls ({ scope, locales }: { scope: Scope, locales: Locales }): JSX.Element {
+  const [draft, setDraft] = useState(scope.environment ?? '')
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => { setDraft(scope.environment ?? '') }, [scope.environment])
+
+  const applyEnvironment = (event: Event): void => {
+    event.preventDefault()
+    const name = draft.trim()
+    if (name !== '' && !ENV_NAME.test(name)) {
+      setError('Letters, digits, - and _ only.')
+      return
+    }
+    setError(null)
+    if (name !== '') {
+      const known = rememberedEnvironments().filter(e => e !== name)
+      try { localStorage.setItem(ENV_STORAGE, JSON.stringify([name, ...known])) } catch { /* not remembered */ }
+    }
+    setQuery({ env: name === '' ? null : name }, { replace: false })
+  }
+
+  return (
+    <section class='scope' aria-label='Scope'>
+      {locales.locales.length > 0 && (
+        <div class='scope-field'>
+          <label for='scope-locale'>Locale</label>
+          <select
+            id='scope-locale' value={scope.locale ?? ''}
+            onChange={e => {
+              const value = e.currentTarget.value
+              setQuery({ locale: value === locales.default ? null : value }, { replace: false })
+            }}
+          >
+            {locales.locales.map(l => <option key={l} value={l}>{l}{l === locales.default ? ' (default)' : ''}</option>)}
+          </select>
+        </div>
+      )}
+      <form class='scope-field' onSubmit={applyEnvironment}>
+        <label for='scope-env'>Environment</label>
+        <div class='inline'>
+          <input
+            id='scope-env' list='scope-env-list' value={draft} placeholder='default'
+            aria-describedby='scope-env-hint' aria-invalid={error !== null}
+            onInput={e => { setDraft(e.currentTarget.value) }}
+          />
+          <button type='submit'>Use</button>
+        </div>
+        <datalist id='scope-env-list'>
+          {rememberedEnvironments().map(e => <option key={e} value={e} />)}
+        </datalist>
+        <p id='scope-env-hint' class='hint'>{error ?? 'Empty or unknown: the server\'s default.'}</p>
+      </form>
+    </section>
+  )
+}
+
+function Page ({ route }: { route: Route }): JSX.Element {
+  const [first, second, third, fourth] = route.segments
+  if (first === undefined) return <Home />
+  if (first === 'content' && second !== undefined) {
+    if (third === undefined) return <EntryList key={second} collection={second} />
+    if (third === 'new') return <EntryEditor key={`${second}/new`} collection={second} slug={null} />
+    if (third === 'entry' && fourth !== undefined) return <EntryEditor key={`${second}/${fourth}`} collection={second} slug={fourth} />
+  }
+  if (first === 'assets' && second === undefined) return <AssetLibrary />
+  if (first === 'schemas') {
+    if (second === undefined) return <SchemaList />
+    if (second === 'new') return <SchemaPage key='new' name={null} />
+    if (second === 'edit' && third !== undefined) return <SchemaPage key={third} name={third} />
+  }
+  return <NotFound />
+}
+
+function Home (): JSX.Element {
+  const { collections } = useApp()
+  useEffect(() => {
+    // A single obvious place to go: open the first collection.
+    if (collections !== null && collections.length > 0 && location.pathname.replace(/\/$/, '') === BASE) {
+      const first = collections[0]
+      if (first !== undefined) navigate(href(['content', first.name]), { replace: true })
+    }
+  }, [collections])
+  if (collections === null) return <Loading />
+  return (
+    <>
+      <PageTitle title='Content'>Content</PageTitle>
+      {collections.length === 0 && (
+        <p>There are no collections yet. <Link href={href(['schemas', 'new'])}>Create a schema</Link> to start one.</p>
+      )}
+    </>
+  )
+}
+
+function NotFound (): JSX.Element {
+  return (
+    <>
+      <PageTitle title='Not found'>Page not found</PageTitle>
+      <p>This address does not match any admin page. <Link href={href([])}>Go to the start</Link>.</p>
+    </>
+  )
+}

@@ -1,0 +1,403 @@
+// The entry editor: a form generated from the resolved schema, a live slug check, server
+// messages beside their fields, save as draft or publish, delete, and the "used by" panel.
+import type { JSX } from 'preact'
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
+import { ApiError, api, describeError, isNotFound, seg } from '../api.js'
+import { scopeQuery, useApp, type Scope } from '../context.js'
+import { FieldList } from '../fields/fields.js'
+import { FormContext, initialValues, placeMessages, prune, renderedPaths, messagePath, type FormState } from '../fields/form.js'
+import { href, navigate } from '../router.js'
+import { displayField, entryTitle, schemaLabel } from '../schema.js'
+import { canWriteContent } from '../session.js'
+import type { Entry, EntryStatus, Referrer, ResolvedSchema, SlugCheckResult } from '../types.js'
+import { ConfirmDialog, ErrorSummary, Link, Loading, PageTitle, Problem, StatusBadge, fieldId, formatDate, useDebounced, useLoad } from '../ui.js'
+
+const SYSTEM = new Set(['_slug', '_status', '_created_at', '_updated_at'])
+
+/** The schema fields of an entry (and any extra fields a non-strict schema allowed). */
+function dataOf (entry: Entry): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(entry)) if (!SYSTEM.has(name)) out[name] = value
+  return out
+}
+
+export function EntryEditor ({ collection, slug }: { collection: string, slug: string | null }): JSX.Element {
+  const { scope, locales } = useApp()
+  const schema = useLoad(async signal => await api.get<ResolvedSchema>(`/api/collections/${seg(collection)}`, undefined, signal), [collection])
+  const entry = useLoad(async signal => slug === null
+    ? null
+    : await api.get<Entry>(`/api/content/${seg(collection)}/${seg(slug)}`, scopeQuery(scope), signal),
+  [collection, slug, scope.locale, scope.environment])
+  const [translating, setTranslating] = useState<Record<string, unknown> | null>(null)
+  const scopeKey = `${scope.locale ?? ''}|${scope.environment ?? ''}`
+  useEffect(() => { setTranslating(null) }, [scopeKey])
+
+  if (schema.data === undefined) {
+    if (schema.loading) return <Loading />
+    return <><PageTitle title={collection}>{collection}</PageTitle><Problem error={schema.error} retry={schema.reload} /></>
+  }
+  if (entry.loading && entry.data === undefined) return <Loading />
+
+  if (slug !== null && entry.data === undefined) {
+    if (isNotFound(entry.error) && translating === null) {
+      return (
+        <MissingEntry
+          schema={schema.data} slug={slug} scope={scope}
+          localized={locales.locales.length > 0}
+          onTranslate={values => { setTranslating(values) }}
+        />
+      )
+    }
+    if (translating === null) {
+      return <><PageTitle title={slug}>{slug}</PageTitle><Problem error={entry.error} retry={entry.reload} /></>
+    }
+  }
+
+  const existing = entry.data ?? null
+  return (
+    <EditorForm
+      key={`${scopeKey}|${existing === null ? 'new' : 'edit'}`}
+      schema={schema.data}
+      entry={existing}
+      fixedSlug={existing === null && slug !== null ? slug : null}
+      initial={translating ?? (existing !== null ? dataOf(existing) : initialValues(schema.data.fields))}
+      onCreated={created => {
+        const url = href(['content', collection, 'entry', created._slug])
+        if (slug === created._slug) {
+          setTranslating(null)
+          entry.reload()
+        } else {
+          navigate(url, { replace: true })
+        }
+      }}
+    />
+  )
+}
+
+/** The entry does not exist in this locale or environment: offer to create that version. */
+function MissingEntry ({ schema, slug, scope, localized, onTranslate }: {
+  schema: ResolvedSchema
+  slug: string
+  scope: Scope
+  localized: boolean
+  onTranslate: (values: Record<string, unknown>) => void
+}): JSX.Element {
+  const { session, locales } = useApp()
+  const [error, setError] = useState<string | null>(null)
+  const where = [scope.locale !== null && localized ? `locale ${scope.locale}` : null, scope.environment !== null ? `environment ${scope.environment}` : null].filter(Boolean).join(', ')
+  const start = async (copy: boolean): Promise<void> => {
+    if (!copy) { onTranslate({}); return }
+    try {
+      // Copy the fields of the default locale's version as a starting point.
+      const source = await api.get<Entry>(`/api/content/${seg(schema.name)}/${seg(slug)}`, { _locale: locales.default, _environment: scope.environment })
+      onTranslate(dataOf(source))
+    } catch (err) {
+      setError(isNotFound(err) ? 'There is no version in the default locale to copy.' : describeError(err))
+    }
+  }
+  return (
+    <>
+      <PageTitle title={slug}>{slug}</PageTitle>
+      <div class='card'>
+        <p>
+          <strong>{schemaLabel(schema)}</strong> has no entry <code>{slug}</code>{where !== '' ? ` in ${where}` : ''}.
+        </p>
+        {canWriteContent(session.role) && localized && scope.locale !== null && scope.locale !== locales.default && (
+          <div class='actions'>
+            <button type='button' class='primary' onClick={() => { void start(true) }}>Create the {scope.locale} version from {locales.default}</button>
+            <button type='button' onClick={() => { void start(false) }}>Start the {scope.locale} version empty</button>
+          </div>
+        )}
+        {error !== null && <p role='alert' class='field-error'>{error}</p>}
+        <p><Link href={href(['content', schema.name])}>Back to {schemaLabel(schema)}</Link></p>
+      </div>
+    </>
+  )
+}
+
+interface FormProps {
+  schema: ResolvedSchema
+  entry: Entry | null
+  /** A create whose slug is given (another locale's version of an existing entry). */
+  fixedSlug: string | null
+  initial: Record<string, unknown>
+  onCreated: (entry: Entry) => void
+}
+
+function normalizeSlugHint (text: string): string {
+  return text.trim().toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '')
+    .replace(/[^a-z0-9\s_-]+/g, '').replace(/[\s_]+/g, '-').replace(/-+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80)
+}
+
+function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps): JSX.Element {
+  const { scope, session, notify } = useApp()
+  const collection = schema.name
+  const isNew = entry === null
+  const canWrite = canWriteContent(session.role)
+  const titleField = displayField(schema)
+
+  const [values, setValues] = useState<Record<string, unknown>>(initial)
+  const [stored, setStored] = useState<Entry | null>(entry)
+  const [slugText, setSlugText] = useState(fixedSlug ?? '')
+  const [slugTouched, setSlugTouched] = useState(fixedSlug !== null)
+  const [messages, setMessages] = useState<string[]>([])
+  const [localErrors, setLocalErrors] = useState<ReadonlyMap<string, string>>(new Map())
+  const [saving, setSaving] = useState<EntryStatus | 'delete' | null>(null)
+  const [confirmDelete, setConfirmDelete] = useState(false)
+  const [dirty, setDirty] = useState(false)
+
+  // Suggest a slug from the title until the slug is edited by hand.
+  const titleValue = titleField !== null ? values[titleField] : undefined
+  useEffect(() => {
+    if (isNew && !slugTouched && typeof titleValue === 'string') setSlugText(normalizeSlugHint(titleValue))
+  }, [titleValue, isNew, slugTouched])
+
+  useEffect(() => {
+    if (!dirty) return
+    const warn = (e: BeforeUnloadEvent): void => { e.preventDefault() }
+    addEventListener('beforeunload', warn)
+    return () => { removeEventListener('beforeunload', warn) }
+  }, [dirty])
+
+  const setLocalError = useCallback((path: string, message: string | null) => {
+    setLocalErrors(current => {
+      if ((current.get(path) ?? null) === message) return current
+      const next = new Map(current)
+      if (message === null) next.delete(path)
+      else next.set(path, message)
+      return next
+    })
+  }, [])
+
+  const paths = useMemo(() => renderedPaths(schema.fields, values), [schema.fields, values])
+  const placed = useMemo(() => {
+    const map = placeMessages(messages, new Set([...paths, '_slug']))
+    return map
+  }, [messages, paths])
+
+  const form: FormState = useMemo(() => ({
+    disabled: !canWrite || saving !== null,
+    isNew,
+    scope,
+    errors: placed,
+    setLocalError
+  }), [canWrite, saving, isNew, scope, placed, setLocalError])
+
+  const save = async (status: EntryStatus): Promise<void> => {
+    if (localErrors.size > 0) {
+      setMessages([...localErrors].map(([path, message]) => `${path}: ${message}`))
+      return
+    }
+    const body: Record<string, unknown> = { ...prune(schema.fields, values), _status: status }
+    if (isNew) {
+      if (slugText.trim() === '') {
+        setMessages(['_slug: enter a slug: the entry\'s address in its collection.'])
+        return
+      }
+      body._slug = slugText.trim()
+    }
+    setSaving(status)
+    setMessages([])
+    try {
+      const query = scopeQuery(scope)
+      const saved = isNew
+        ? await api.post<Entry>(`/api/content/${seg(collection)}`, body, query)
+        : await api.put<Entry>(`/api/content/${seg(collection)}/${seg(stored?._slug ?? '')}`, body, query)
+      setDirty(false)
+      notify(isNew
+        ? `Created “${entryTitle(saved, titleField)}” as ${saved._status}.`
+        : `Saved “${entryTitle(saved, titleField)}” (${saved._status}).`)
+      if (isNew) {
+        onCreated(saved)
+      } else {
+        setStored(saved)
+        setValues(dataOf(saved))
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 422 && err.errors.length > 0) setMessages(err.errors)
+      else if (err instanceof ApiError && err.status === 409) setMessages([`_slug: ${err.message}`])
+      else if (err instanceof ApiError && err.status === 400 && /slug/i.test(err.message)) setMessages([`_slug: ${err.message}`])
+      else setMessages([describeError(err)])
+    } finally {
+      setSaving(null)
+    }
+  }
+
+  const remove = async (): Promise<void> => {
+    if (stored === null) return
+    setConfirmDelete(false)
+    setSaving('delete')
+    try {
+      await api.delete(`/api/content/${seg(collection)}/${seg(stored._slug)}`, scopeQuery(scope))
+      setDirty(false)
+      notify(`Deleted “${entryTitle(stored, titleField)}”.`)
+      navigate(href(['content', collection]))
+    } catch (err) {
+      setSaving(null)
+      notify(`Not deleted: ${describeError(err)}`, 'error')
+    }
+  }
+
+  const heading = stored !== null ? entryTitle({ ...stored, ...values } as Entry, titleField) : 'New entry'
+  const slugMessages = placed.get('_slug') ?? []
+  const summaryFieldId = (message: string): string | null => {
+    const parsed = messagePath(message)
+    if (parsed === null) return null
+    if (parsed.path === '_slug') return 'field-_slug'
+    const parts = parsed.path.split('.')
+    for (let n = parts.length; n > 0; n--) {
+      const candidate = parts.slice(0, n).join('.')
+      if (paths.has(candidate)) return fieldId(candidate)
+    }
+    return null
+  }
+
+  return (
+    <div class='editor-layout'>
+      <div class='editor-main'>
+        <nav class='breadcrumbs' aria-label='Breadcrumbs'>
+          <Link href={href(['content', collection])}>{schemaLabel(schema)}</Link>
+          <span aria-hidden='true'> / </span>
+          <span>{stored?._slug ?? 'new'}</span>
+        </nav>
+        <div class='page-head'>
+          <PageTitle title={heading}>{heading}</PageTitle>
+          {stored !== null && <StatusBadge status={stored._status} />}
+          {scope.locale !== null && <span class='badge'>{scope.locale}</span>}
+          {scope.environment !== null && <span class='badge'>{scope.environment}</span>}
+        </div>
+        {!canWrite && <p class='notice info'>Read-only: your role can view content, drafts included, but not change it.</p>}
+        <ErrorSummary title={`The entry was not saved: ${messages.length === 1 ? '1 problem' : `${messages.length} problems`}`} errors={messages} fieldId={summaryFieldId} />
+        <form
+          class='entry-form' noValidate aria-label={`${schemaLabel(schema)} entry`}
+          onInput={() => { setDirty(true) }}
+          onSubmit={e => { e.preventDefault(); void save(stored?._status ?? 'published') }}
+        >
+          <FormContext.Provider value={form}>
+            {isNew
+              ? (
+                <SlugField
+                  collection={collection} scope={scope} value={slugText} fixed={fixedSlug !== null} errors={slugMessages}
+                  disabled={!canWrite || saving !== null}
+                  onChange={v => { setSlugText(v); setSlugTouched(true) }}
+                />
+                )
+              : (
+                <p class='slug-line'>Slug <code>{stored?._slug}</code></p>
+                )}
+            <FieldList fields={schema.fields} value={values} path='' onChange={next => { setValues(next); setDirty(true) }} />
+          </FormContext.Provider>
+          {canWrite && (
+            <div class='form-actions'>
+              <button type='button' disabled={saving !== null} onClick={() => { void save('draft') }}>
+                {saving === 'draft' ? 'Saving…' : 'Save as draft'}
+              </button>
+              <button type='button' class='primary' disabled={saving !== null} onClick={() => { void save('published') }}>
+                {saving === 'published' ? 'Publishing…' : 'Publish'}
+              </button>
+              {stored !== null && (
+                <button type='button' class='danger push-right' disabled={saving !== null} onClick={() => { setConfirmDelete(true) }}>Delete…</button>
+              )}
+            </div>
+          )}
+        </form>
+      </div>
+      {stored !== null && (
+        <aside class='editor-side'>
+          <section class='card' aria-labelledby='entry-info'>
+            <h2 id='entry-info'>Entry</h2>
+            <dl class='meta'>
+              <dt>Status</dt><dd><StatusBadge status={stored._status} /></dd>
+              <dt>Created</dt><dd>{formatDate(stored._created_at)}</dd>
+              <dt>Updated</dt><dd>{formatDate(stored._updated_at)}</dd>
+            </dl>
+          </section>
+          <UsedBy collection={collection} slug={stored._slug} />
+        </aside>
+      )}
+      <ConfirmDialog
+        open={confirmDelete}
+        title='Delete this entry?'
+        message={<p>“{heading}” will be removed{scope.locale !== null ? ` in ${scope.locale}` : ''}. This cannot be undone.</p>}
+        confirmLabel='Delete entry'
+        onConfirm={() => { void remove() }}
+        onCancel={() => { setConfirmDelete(false) }}
+      />
+    </div>
+  )
+}
+
+function SlugField ({ collection, scope, value, fixed, errors, disabled, onChange }: {
+  collection: string
+  scope: Scope
+  value: string
+  fixed: boolean
+  errors: string[]
+  disabled: boolean
+  onChange: (value: string) => void
+}): JSX.Element {
+  const debounced = useDebounced(value.trim(), 250)
+  const check = useLoad(async signal => debounced === ''
+    ? null
+    : await api.get<SlugCheckResult>(`/api/collections/${seg(collection)}/slug-check`, { slug: debounced, ...scopeQuery(scope) }, signal),
+  [collection, debounced, scope.locale, scope.environment])
+  const result = check.data
+  const stale = debounced !== value.trim()
+  let status: JSX.Element | string = ''
+  let bad = false
+  if (value.trim() === '') status = 'The entry\'s address in its collection: letters, digits and hyphens.'
+  else if (stale || check.loading) status = 'Checking…'
+  else if (check.error !== null) status = `Could not check the slug: ${describeError(check.error)}`
+  else if (result !== null && result !== undefined) {
+    if (!result.valid) { bad = true; status = result.error ?? 'This slug is not valid.' } else if (!result.available) { bad = true; status = `“${result.normalized}” is already used in this collection.` } else status = result.normalized === value.trim() ? '✓ Available' : `✓ Available, saved as “${result.normalized}”`
+  }
+  return (
+    <div class={`field ${errors.length > 0 || bad ? 'has-error' : ''}`} data-path='_slug'>
+      <label for='field-_slug'>Slug<span class='required' aria-hidden='true'> *</span></label>
+      <input
+        id='field-_slug' value={value} readOnly={disabled || fixed} aria-required='true' spellcheck={false}
+        aria-invalid={errors.length > 0 || bad} aria-describedby={`slug-status${errors.length > 0 ? ' slug-error' : ''}`}
+        onInput={e => { onChange(e.currentTarget.value) }}
+      />
+      <p id='slug-status' class={`hint ${bad ? 'bad' : ''}`} aria-live='polite'>{status}</p>
+      {errors.length > 0 && <div id='slug-error' class='field-error'>{errors.map((e, i) => <p key={i}>{e}</p>)}</div>}
+    </div>
+  )
+}
+
+function UsedBy ({ collection, slug }: { collection: string, slug: string }): JSX.Element {
+  const referrers = useLoad(async signal => {
+    try {
+      const body = await api.get<Referrer[] | { items?: Referrer[], referrers?: Referrer[] }>(`/api/content/${seg(collection)}/${seg(slug)}/referrers`, undefined, signal)
+      return Array.isArray(body) ? body : body.items ?? body.referrers ?? []
+    } catch (err) {
+      // Older servers (or a missing entry) have no referrers endpoint: say so, do not fail the page.
+      if (isNotFound(err)) return null
+      throw err
+    }
+  }, [collection, slug])
+  return (
+    <section class='card' aria-labelledby='used-by'>
+      <h2 id='used-by'>Used by</h2>
+      {referrers.loading && referrers.data === undefined && <Loading />}
+      {referrers.error !== null && <p class='muted'>{describeError(referrers.error)}</p>}
+      {referrers.data === null && <p class='muted'>Not available on this server.</p>}
+      {referrers.data !== undefined && referrers.data !== null && (
+        referrers.data.length === 0
+          ? <p class='muted'>No other entry refers to this one.</p>
+          : (
+            <ul class='referrers'>
+              {referrers.data.map(r => (
+                <li key={`${r.collection}/${r.slug}/${r.field}/${r.locale ?? ''}`}>
+                  <Link href={href(['content', r.collection, 'entry', r.slug], r.locale !== null ? { locale: r.locale } : {})}>
+                    {r.collection}/{r.slug}
+                  </Link>
+                  <span class='muted'> · {r.field}{r.locale !== null ? ` · ${r.locale}` : ''}</span>
+                </li>
+              ))}
+            </ul>
+            )
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,771 @@
+// The admin UI end to end: Debian's Chromium (driven by playwright-core) against a real
+// listening server on a fresh, seeded data dir with API keys on. Screenshots of the main
+// screens go to test-results/ (git-ignored).
+//
+// A missing browser FAILS this test (it never skips): install it with scripts/ensure-chromium.sh.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { createServer } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { gzipSync } from 'node:zlib'
+import t from 'tap'
+import type { Test } from 'tap'
+import sharp from 'sharp'
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core'
+import type { FastifyInstance } from 'fastify'
+import { projectRoot } from '../../plugins/admin.js'
+import { ADMIN_KEY, KEYS_ENV, VIEWER_KEY, auth, build } from '../helper.js'
+
+const CHROMIUM = process.env.LECTERN_CHROMIUM ?? '/usr/bin/chromium'
+const ROOT = projectRoot(import.meta.dirname) ?? process.cwd()
+const ADMIN = path.join(ROOT, 'admin')
+const DIST = path.join(ADMIN, 'dist')
+const RESULTS = path.join(ROOT, 'test-results')
+const ACTION_TIMEOUT = 10_000
+
+/** The newest modification time under a path (files only). */
+function newest (target: string): number {
+  const stat = statSync(target)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  let max = 0
+  for (const name of readdirSync(target)) max = Math.max(max, newest(path.join(target, name)))
+  return max
+}
+
+/** Builds admin/dist when it is missing or older than its sources. */
+function ensureAdminBuild (t: Test): void {
+  const index = path.join(DIST, 'index.html')
+  const sources = Math.max(newest(path.join(ADMIN, 'src')), newest(path.join(ADMIN, 'index.html')), newest(path.join(ADMIN, 'vite.config.ts')))
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return
+  t.comment('admin/dist is missing or stale: building it')
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', path.join(ADMIN, 'vite.config.ts'), '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' })
+}
+
+async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => { typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')) })
+    })
+  })
+}
+
+/** A real image, so the server detects it and the transform endpoint can make thumbnails. */
+async function pngImage (label: string, from: string, to: string): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="400">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${from}"/><stop offset="1" stop-color="${to}"/></linearGradient></defs>
+    <rect width="640" height="400" fill="url(#g)"/>
+    <circle cx="500" cy="110" r="60" fill="#ffffff" fill-opacity="0.35"/>
+    <text x="40" y="340" font-family="sans-serif" font-size="56" font-weight="700" fill="#ffffff">${label}</text>
+  </svg>`
+  return await sharp(Buffer.from(svg)).png().toBuffer()
+}
+
+interface Harness {
+  app: FastifyInstance
+  base: string
+  context: BrowserContext
+  page: Page
+  errors: string[]
+}
+
+// Code that runs in the page is passed as strings: the server's TypeScript has no DOM types.
+const isFocused = async (locator: Locator): Promise<boolean> => await locator.evaluate(el => el.ownerDocument.activeElement === el)
+const horizontalOverflow = async (page: Page): Promise<number> =>
+  await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+const storedKey = async (page: Page, storage: 'sessionStorage' | 'localStorage'): Promise<string | null> =>
+  await page.evaluate(`${storage}.getItem('lectern.apiKey')`)
+/** Waits until the input matching `selector` holds `value` (it may be set by an effect after a render). */
+const valueBecomes = async (page: Page, selector: string, value: string): Promise<void> => {
+  await page.waitForFunction(([sel, expected]) => {
+    const doc = (globalThis as unknown as { document: { querySelector: (s: string) => { value: string } | null } }).document
+    return doc.querySelector(sel)?.value === expected
+  }, [selector, value] as const)
+}
+
+/** Waits until every image matching `selector` (at least one) has loaded with real pixels. */
+const imagesLoaded = async (page: Page, selector: string): Promise<void> => {
+  // A function, not a string: the admin's CSP forbids string evaluation in the page.
+  await page.waitForFunction((sel: string) => {
+    const doc = (globalThis as unknown as { document: { querySelectorAll: (s: string) => Iterable<{ complete: boolean, naturalWidth: number }> } }).document
+    const images = [...doc.querySelectorAll(sel)]
+    return images.length > 0 && images.every(img => img.complete && img.naturalWidth > 0)
+  }, selector)
+}
+
+async function shot (page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(RESULTS, `admin-${name}.png`), fullPage: false })
+}
+
+/** Seeds the collections the flows use, through the public API as an admin would. */
+async function seedFixtures (app: FastifyInstance): Promise<void> {
+  const admin = { ...auth(ADMIN_KEY), 'content-type': 'application/json' }
+  const post = async (url: string, payload: unknown): Promise<void> => {
+    const res = await app.inject({ method: 'POST', url, headers: admin, payload: JSON.stringify(payload) })
+    if (res.statusCode !== 201) throw new Error(`fixture ${url} answered ${res.statusCode}: ${res.body}`)
+  }
+  await post('/api/schemas', {
+    name: 'writer',
+    label: 'Writers',
+    display_field: 'name',
+    fields: { name: { field_type: 'string', required: true }, bio: { field_type: 'markdown' } }
+  })
+  await post('/api/schemas', {
+    name: 'story',
+    label: 'Stories',
+    display_field: 'title',
+    default_sort: '_updated_at',
+    fields: {
+      title: { field_type: 'string', required: true, max_length: 120 },
+      writer: { field_type: 'reference', collection: 'writer', label: 'Writer' },
+      cover: { field_type: 'asset', accept: 'image/*', label: 'Cover image' },
+      rating: { field_type: 'integer', min: 1, max: 5, description: 'From 1 to 5.' },
+      section: { field_type: 'select', options: ['news', 'opinion', 'guide'], default: 'news' },
+      tags: { field_type: 'multiselect', options: ['science', 'history', 'craft'] },
+      published_on: { field_type: 'date', label: 'Published on' },
+      body: { field_type: 'markdown' },
+      links: { field_type: 'array', items: { field_type: 'object', fields: { label: { field_type: 'string' }, url: { field_type: 'url' } } } }
+    }
+  })
+  await post('/api/schemas', {
+    name: 'specimen',
+    fields: {
+      s: { field_type: 'string' },
+      t: { field_type: 'text' },
+      md: { field_type: 'markdown' },
+      rt: { field_type: 'richtext' },
+      n: { field_type: 'number' },
+      i: { field_type: 'integer' },
+      b: { field_type: 'boolean' },
+      d: { field_type: 'date' },
+      dt: { field_type: 'datetime' },
+      e: { field_type: 'email' },
+      u: { field_type: 'url' },
+      sl: { field_type: 'slug' },
+      c: { field_type: 'color' },
+      sel: { field_type: 'select', options: [1, 2, 3] },
+      ms: { field_type: 'multiselect', options: ['x', 'y', 'z'] },
+      refs: { field_type: 'reference', collection: 'writer', multiple: true },
+      a: { field_type: 'asset' },
+      o: { field_type: 'object', fields: { inner: { field_type: 'string' } } },
+      arr: { field_type: 'array', items: { field_type: 'string' } },
+      j: { field_type: 'json' }
+    }
+  })
+  await post('/api/content/writer?_locale=en', { _slug: 'ada', name: 'Ada Lovelace', bio: 'Wrote the first *program*.' })
+  await post('/api/content/writer?_locale=fr', { _slug: 'ada', name: 'Ada Lovelace', bio: 'A écrit le premier *programme*.' })
+  await post('/api/content/writer?_locale=en', { _slug: 'grace', name: 'Grace Hopper' })
+  await post('/api/content/story?_locale=en', { _slug: 'a-quiet-draft', title: 'A quiet draft', _status: 'draft', section: 'guide', rating: 3 })
+  await post('/api/content/story?_locale=en', { _slug: 'engines-of-thought', title: 'Engines of thought', writer: 'ada', section: 'opinion', tags: ['science', 'history'], rating: 5 })
+}
+
+t.test('the admin UI in a real browser', async t => {
+  if (!existsSync(CHROMIUM)) {
+    t.fail(`Chromium is not installed at ${CHROMIUM}. Install it with scripts/ensure-chromium.sh (apt-get install chromium); the end-to-end tests never skip.`)
+    return
+  }
+  ensureAdminBuild(t)
+  mkdirSync(RESULTS, { recursive: true })
+
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const app = await build(t, { ...KEYS_ENV, CMS_SEED: 'true', CMS_LOCALES: 'en,fr', CMS_PUBLIC_URL: base })
+  await app.listen({ port, host: '127.0.0.1' })
+  await seedFixtures(app)
+
+  // A fresh profile (user data dir) per run, removed after the browser has closed.
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'lectern-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1280, height: 860 },
+    locale: 'en-GB',
+    timezoneId: 'UTC'
+  })
+  t.teardown(async () => {
+    await context.close()
+    rmSync(profile, { recursive: true, force: true })
+  })
+  context.setDefaultTimeout(ACTION_TIMEOUT)
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', err => { errors.push(`page error: ${err.message}`) })
+  // 4xx answers the UI expects (422, 404) are logged by Chromium as failed resources; real errors are not.
+  page.on('console', msg => { if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(`console: ${msg.text()}`) })
+  const h: Harness = { app, base, context, page, errors }
+
+  await t.test('the build is small and the page loads fast', async t => { await bundleAndLoad(t, h) })
+  await t.test('sign in with an API key', async t => { await signIn(t, h) })
+  await t.test('create an entry with a reference and an uploaded image, see a validation error beside its field', async t => { await createEntry(t, h) })
+  await t.test('publish, then edit', async t => { await publishAndEdit(t, h) })
+  await t.test('every field type has its input, and values keep their types', async t => { await everyFieldType(t, h) })
+  await t.test('switch locale and create that version', async t => { await switchLocale(t, h) })
+  await t.test('delete with a confirmation', async t => { await deleteEntry(t, h) })
+  await t.test('create a schema with two fields', async t => { await createSchema(t, h) })
+  await t.test('edit a schema: options, defaults, references, nested objects, array items', async t => { await editSchema(t, h) })
+  await t.test('the "used by" panel lists the referring entries', async t => { await usedBy(t, h) })
+  await t.test('the asset library: thumbnails, upload, details, delete', async t => { await assetLibrary(t, h) })
+  await t.test('a viewer reads drafts but cannot change anything', async t => { await viewerIsReadOnly(t, h) })
+  await t.test('usable at 375 px', async t => { await narrowScreen(t, h) })
+  await t.test('with no keys configured it opens directly; the environment switcher keeps content apart', async t => { await openAccess(t, h) })
+
+  t.same(errors, [], 'no script errors in the page')
+})
+
+async function bundleAndLoad (t: Test, { base, page }: Harness): Promise<void> {
+  const assets = path.join(DIST, 'assets')
+  const js = readdirSync(assets).filter(f => f.endsWith('.js'))
+  const gzipped = js.reduce((sum, f) => sum + gzipSync(readFileSync(path.join(assets, f))).length, 0)
+  t.ok(gzipped < 200 * 1024, `gzipped JavaScript is ${(gzipped / 1024).toFixed(1)} KB (< 200 KB)`)
+
+  await page.goto(`${base}/admin/`)
+  await page.getByRole('heading', { name: 'Sign in to Lectern' }).waitFor()
+  const timing = await page.evaluate<number | null>("(() => { const nav = performance.getEntriesByType('navigation')[0]; return nav === undefined ? null : nav.loadEventEnd - nav.startTime })()")
+  t.ok(timing !== null && timing < 1000, `the page loaded in ${timing?.toFixed(0) ?? '?'} ms (< 1 s)`)
+
+  const redirect = await fetch(`${base}/admin`, { redirect: 'manual' })
+  t.equal(redirect.status, 301, '/admin redirects')
+  t.equal(redirect.headers.get('location'), '/admin/')
+  const deep = await fetch(`${base}/admin/content/story/entry/engines-of-thought`)
+  t.equal(deep.status, 200, 'a deep link answers the page')
+  t.match(await deep.text(), /<div id="app">/)
+}
+
+async function signIn (t: Test, { page }: Harness): Promise<void> {
+  await shot(page, 'sign-in')
+  const key = page.getByLabel('API key')
+  await key.fill('not-a-valid-key-0123456789')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByText('This key is not accepted by the server.').waitFor()
+  t.equal(await key.getAttribute('aria-invalid'), 'true', 'the key field is marked invalid')
+  t.ok(await isFocused(key), 'focus goes back to the key field')
+
+  await key.fill(ADMIN_KEY)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  await nav.getByRole('link', { name: 'story', exact: true }).waitFor()
+  t.equal(await page.locator('.badge.role').textContent(), 'admin', 'the role is shown')
+  t.equal(await nav.getByRole('link', { name: 'writer', exact: true }).count(), 1, 'collections are listed')
+  t.equal(await storedKey(page, 'sessionStorage'), ADMIN_KEY, 'the key is kept for the session')
+  t.equal(await storedKey(page, 'localStorage'), null, 'and not beyond it')
+
+  // A reload keeps the session.
+  await page.reload()
+  await nav.getByRole('link', { name: 'story', exact: true }).waitFor()
+  t.pass('still signed in after a reload')
+}
+
+async function createEntry (t: Test, { app, page }: Harness): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  await nav.getByRole('link', { name: 'story', exact: true }).click()
+  await page.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
+  await page.getByRole('link', { name: 'Engines of thought' }).waitFor()
+  t.equal(await page.getByRole('link', { name: 'A quiet draft' }).count(), 1, 'drafts are listed for a signed-in user')
+
+  // Search with _q narrows the list.
+  await page.getByLabel('Search').fill('engines')
+  await page.waitForURL(/q=engines/)
+  await page.getByRole('link', { name: 'A quiet draft' }).waitFor({ state: 'detached' })
+  t.equal(await page.getByRole('link', { name: 'Engines of thought' }).count(), 1, 'search keeps the match')
+  await page.getByLabel('Search').fill('')
+  await page.waitForURL(url => !url.search.includes('q='))
+  // A select-field filter.
+  await page.getByLabel('Section').selectOption('guide')
+  await page.getByRole('link', { name: 'Engines of thought' }).waitFor({ state: 'detached' })
+  t.equal(await page.getByRole('link', { name: 'A quiet draft' }).count(), 1, 'the section filter applies')
+  await page.getByLabel('Section').selectOption('')
+  await page.getByRole('link', { name: 'Engines of thought' }).waitFor()
+  await shot(page, 'entry-list')
+
+  await page.getByRole('link', { name: 'New entry' }).click()
+  await page.getByRole('heading', { name: 'New entry' }).waitFor()
+  await page.getByLabel('Title').fill('Hello from the browser')
+  const slug = page.getByLabel('Slug')
+  await valueBecomes(page, '#field-_slug', 'hello-from-the-browser')
+  t.pass('the slug is suggested from the title')
+  await page.getByText('✓ Available').waitFor()
+
+  // The live slug check: a taken slug is reported while typing.
+  await slug.fill('engines-of-thought')
+  await page.getByText('“engines-of-thought” is already used in this collection.').waitFor()
+  await slug.fill('Hello from the browser')
+  await page.getByText('✓ Available, saved as “hello-from-the-browser”').waitFor()
+
+  // Reference: search the target collection in a dialog.
+  await page.getByRole('button', { name: 'Choose writer…' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Choose from writer' })
+  await dialog.getByLabel('Search writer').fill('ada')
+  await dialog.getByText('1 match').waitFor()
+  await shot(page, 'reference-picker')
+  await dialog.getByRole('button', { name: /Ada Lovelace/ }).click()
+  await dialog.waitFor({ state: 'hidden' })
+  await page.locator('[data-path="writer"]').getByRole('link', { name: 'Ada Lovelace' }).waitFor()
+  t.pass('the reference shows the chosen entry by its title')
+
+  // Asset: upload through the field; the thumbnail comes from /api/transform.
+  await page.locator('#field-cover-file').setInputFiles({ name: 'Lovelace Cover.png', mimeType: 'image/png', buffer: await pngImage('Engines', '#1f5fbf', '#7b2ff7') })
+  const thumb = page.locator('[data-path="cover"] img.thumb')
+  await thumb.waitFor()
+  await imagesLoaded(page, '[data-path="cover"] img.thumb')
+  t.match(await thumb.getAttribute('src'), /^\/api\/transform\/lovelace-cover\.png\?/, 'the thumbnail is a transform of the upload')
+
+  await page.getByRole('group', { name: 'Tags' }).getByLabel('science').check()
+  await page.getByLabel('Published on').fill('2024-05-01')
+  await page.getByLabel('Body').fill('# Notes\n\nThe engine *weaves* patterns.')
+  await page.getByRole('button', { name: 'Show preview' }).click()
+  await page.getByRole('region', { name: 'Markdown preview' }).getByRole('heading', { name: 'Notes' }).waitFor()
+  t.pass('markdown preview renders')
+  await page.getByLabel('Body').scrollIntoViewIfNeeded()
+  await shot(page, 'markdown-preview')
+
+  // An out-of-range value: the server's 422 message appears beside the field.
+  const rating = page.getByLabel('Rating')
+  await rating.fill('9')
+  await page.getByRole('button', { name: 'Save as draft' }).click()
+  const summary = page.getByRole('alert').filter({ hasText: 'The entry was not saved' })
+  await summary.waitFor()
+  const inline = page.locator('[data-path="rating"] .field-error')
+  await inline.waitFor()
+  t.match(await inline.textContent(), /5/, 'the message names the bound, beside the rating field')
+  t.equal(await rating.getAttribute('aria-invalid'), 'true', 'the field is marked invalid')
+  t.match(await rating.getAttribute('aria-describedby'), /field-rating-error/, 'and described by its message')
+  t.ok(await isFocused(summary), 'focus moves to the problem summary')
+  await shot(page, 'validation-error')
+  t.equal((await app.inject({ url: '/api/content/story/hello-from-the-browser', headers: auth(ADMIN_KEY) })).statusCode, 404, 'nothing was stored')
+
+  // The summary links to the field.
+  await summary.getByRole('link').first().click()
+  t.ok(await isFocused(rating), 'the summary link focuses the field')
+
+  await rating.fill('4')
+  await page.getByRole('button', { name: 'Save as draft' }).click()
+  await page.waitForURL(/\/admin\/content\/story\/entry\/hello-from-the-browser$/)
+  await page.getByRole('heading', { name: 'Hello from the browser' }).waitFor()
+  await page.locator('.page-head .status-draft').waitFor()
+
+  const stored = await app.inject({ url: '/api/content/story/hello-from-the-browser', headers: auth(ADMIN_KEY) })
+  t.equal(stored.statusCode, 200, 'the entry is stored')
+  const entry = stored.json()
+  t.equal(entry._status, 'draft')
+  t.equal(entry.writer, 'ada', 'with its reference')
+  t.equal(entry.cover, '/api/assets/lovelace-cover.png', 'and its image, as a relative asset path')
+  t.equal(entry.rating, 4)
+  t.same(entry.tags, ['science'])
+  t.equal(entry.published_on, '2024-05-01')
+  t.equal(entry.section, 'news', 'the select default was applied')
+  t.equal((await app.inject({ url: '/api/content/story/hello-from-the-browser' })).statusCode, 404, 'a draft is hidden from anonymous readers')
+}
+
+async function publishAndEdit (t: Test, { app, page }: Harness): Promise<void> {
+  await page.getByRole('button', { name: 'Publish' }).click()
+  await page.locator('.page-head .status-published').waitFor()
+  t.equal((await app.inject({ url: '/api/content/story/hello-from-the-browser' })).json()._status, 'published', 'published: anonymous readers see it')
+
+  await page.getByLabel('Title').fill('Hello, edited in the browser')
+  await page.getByRole('button', { name: 'Publish' }).click()
+  await page.getByRole('heading', { name: 'Hello, edited in the browser' }).waitFor()
+  await page.getByRole('status').filter({ hasText: 'Saved “Hello, edited in the browser”' }).waitFor()
+  const entry = (await app.inject({ url: '/api/content/story/hello-from-the-browser' })).json()
+  t.equal(entry.title, 'Hello, edited in the browser', 'the edit is stored')
+  t.equal(entry.writer, 'ada', 'other fields are kept')
+  // A fresh load for the screenshot: no messages on top (docs/admin-entry-editor.png comes from it).
+  await page.reload()
+  await imagesLoaded(page, '[data-path="cover"] img.thumb')
+  await page.locator('[data-path="writer"]').getByRole('link', { name: 'Ada Lovelace' }).waitFor()
+  await page.getByRole('region', { name: 'Used by' }).getByText('No other entry refers to this one.').waitFor()
+  await shot(page, 'entry-editor')
+}
+
+async function everyFieldType (t: Test, { app, base, page }: Harness): Promise<void> {
+  await page.goto(`${base}/admin/content/specimen/new`)
+  await page.getByRole('heading', { name: 'New entry' }).waitFor()
+  const types: Array<[string, string]> = [
+    ['s', 'input[type=text]'], ['t', 'textarea'], ['md', 'textarea'], ['rt', 'textarea'], ['n', 'input[type=number]'],
+    ['i', 'input[type=number]'], ['b', 'input[type=checkbox]'], ['d', 'input[type=date]'], ['dt', 'input[type=datetime-local]'],
+    ['e', 'input[type=email]'], ['u', 'input[type=url]'], ['sl', 'input[type=text]'], ['c', 'input[type=text]'], ['sel', 'select']
+  ]
+  for (const [name, selector] of types) {
+    t.equal(await page.locator(`${selector}#field-${name}`).count(), 1, `${name}: ${selector}`)
+  }
+
+  await page.getByLabel('Slug').fill('specimen-1')
+  await page.locator('#field-s').fill('plain')
+  await page.locator('#field-t').fill('two\nlines')
+  await page.locator('#field-md').fill('**bold**')
+  await page.locator('#field-rt').fill('<p>rich</p>')
+  await page.locator('#field-n').fill('2.5')
+  await page.locator('#field-i').fill('7')
+  await page.locator('#field-b').check()
+  await page.locator('#field-d').fill('2024-01-02')
+  await page.locator('#field-dt').fill('2024-01-02T03:04:05')
+  await page.locator('#field-e').fill('ada@example.com')
+  await page.locator('#field-u').fill('https://example.com/x')
+  await page.locator('#field-sl').fill('a-slug')
+  await page.locator('#field-c').fill('#336699')
+  await page.locator('#field-sel').selectOption({ label: '2' })
+  await page.getByRole('group', { name: 'Ms' }).getByLabel('y').check()
+
+  // Multiple references: add two, then reorder.
+  for (const name of ['Ada Lovelace', 'Grace Hopper']) {
+    await page.getByRole('button', { name: 'Add refs…' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Choose from writer' })
+    await dialog.getByRole('button', { name: new RegExp(name) }).click()
+    await dialog.waitFor({ state: 'hidden' })
+  }
+  await page.getByRole('button', { name: 'Move grace up' }).click()
+
+  // An asset from the library.
+  await page.getByRole('button', { name: 'Choose from library…' }).click()
+  const library = page.getByRole('dialog', { name: 'Choose a' })
+  await library.getByRole('button', { name: 'Choose lovelace-cover.png' }).click()
+  await library.waitFor({ state: 'hidden' })
+  await imagesLoaded(page, '[data-path="a"] img.thumb')
+
+  await page.locator('#field-o-inner').fill('deep')
+
+  // An array: add three items, move the last up, remove the first.
+  for (const value of ['one', 'two', 'three']) {
+    await page.getByRole('button', { name: 'Add arr item' }).click()
+    const index = ['one', 'two', 'three'].indexOf(value)
+    const input = page.locator(`#field-arr-${index}`)
+    t.ok(await isFocused(input), `the new item ${index + 1} takes focus`)
+    await input.fill(value)
+  }
+  await page.getByRole('button', { name: 'Move Item 3 of Arr up' }).click()
+  t.ok(await isFocused(page.getByRole('button', { name: 'Move Item 2 of Arr up' })), 'focus follows the moved item')
+  await page.getByRole('button', { name: 'Remove Item 1 of Arr' }).click()
+
+  // JSON is checked while typing and blocks the save until it parses.
+  const json = page.locator('#field-j')
+  await json.fill('{"k": [1, 2]')
+  await page.locator('[data-path="j"]').getByText('Not valid JSON').waitFor()
+  await page.getByRole('button', { name: 'Publish' }).click()
+  await page.getByRole('alert').filter({ hasText: 'j: Not valid JSON' }).waitFor()
+  t.equal((await app.inject({ url: '/api/content/specimen/specimen-1' })).statusCode, 404, 'nothing is sent while the JSON is invalid')
+  await json.fill('{"k": [1, 2]}')
+
+  await page.getByRole('button', { name: 'Publish' }).click()
+  await page.waitForURL(/\/admin\/content\/specimen\/entry\/specimen-1$/)
+  const entry = (await app.inject({ url: '/api/content/specimen/specimen-1' })).json()
+  t.match(entry, {
+    s: 'plain',
+    t: 'two\nlines',
+    md: '**bold**',
+    rt: '<p>rich</p>',
+    n: 2.5,
+    i: 7,
+    b: true,
+    d: '2024-01-02',
+    e: 'ada@example.com',
+    u: 'https://example.com/x',
+    sl: 'a-slug',
+    c: '#336699',
+    sel: 2,
+    a: '/api/assets/lovelace-cover.png',
+    o: { inner: 'deep' }
+  }, 'scalars are stored with their types')
+  t.match(entry.dt, /^2024-01-02T03:04:05(Z|\+00:00)$/, 'the date-time carries its offset')
+  t.same(entry.ms, ['y'])
+  t.same(entry.refs, ['grace', 'ada'], 'references in the chosen order')
+  t.same(entry.arr, ['three', 'two'], 'array items reordered and removed')
+  t.same(entry.j, { k: [1, 2] }, 'JSON is stored parsed')
+
+  // Reloading the saved entry shows the same values in the inputs.
+  await page.reload()
+  await page.locator('#field-dt').waitFor()
+  t.equal(await page.locator('#field-dt').inputValue(), '2024-01-02T03:04:05')
+  t.equal(await page.locator('#field-sel').locator('option:checked').textContent(), '2')
+  t.equal(await page.locator('#field-arr-0').inputValue(), 'three')
+}
+
+async function switchLocale (t: Test, { app, base, page }: Harness): Promise<void> {
+  await page.goto(`${base}/admin/content/story/entry/hello-from-the-browser`)
+  await page.getByRole('heading', { name: 'Hello, edited in the browser' }).waitFor()
+  await page.getByLabel('Locale').selectOption('fr')
+  await page.waitForURL(/locale=fr/)
+  await page.getByText('has no entry').waitFor()
+  await page.getByRole('button', { name: 'Create the fr version from en' }).click()
+  const title = page.getByLabel('Title')
+  await title.waitFor()
+  t.equal(await title.inputValue(), 'Hello, edited in the browser', 'the fields are copied from the default locale')
+  t.equal(await page.getByLabel('Slug').inputValue(), 'hello-from-the-browser', 'under the same slug')
+  await title.fill('Bonjour depuis le navigateur')
+  await page.getByRole('button', { name: 'Publish' }).click()
+  await page.getByRole('heading', { name: 'Bonjour depuis le navigateur' }).waitFor()
+  await page.locator('.page-head .status-published').waitFor()
+
+  const fr = (await app.inject({ url: '/api/content/story/hello-from-the-browser?_locale=fr' })).json()
+  t.equal(fr.title, 'Bonjour depuis le navigateur', 'the fr version is stored')
+  const en = (await app.inject({ url: '/api/content/story/hello-from-the-browser?_locale=en' })).json()
+  t.equal(en.title, 'Hello, edited in the browser', 'the en version is untouched')
+
+  await page.getByLabel('Locale').selectOption('en')
+  await page.waitForURL(url => !url.search.includes('locale=fr'))
+  await page.getByRole('heading', { name: 'Hello, edited in the browser' }).waitFor()
+  t.pass('switching back shows the en version')
+}
+
+async function deleteEntry (t: Test, { app, page }: Harness): Promise<void> {
+  await page.getByRole('button', { name: 'Delete…' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Delete this entry?' })
+  await dialog.waitFor()
+  t.ok(await isFocused(dialog.getByRole('button', { name: 'Cancel' })), 'the safe choice has focus')
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'hidden' })
+  t.equal((await app.inject({ url: '/api/content/story/hello-from-the-browser' })).statusCode, 200, 'Escape cancels')
+
+  await page.getByRole('button', { name: 'Delete…' }).click()
+  await dialog.getByRole('button', { name: 'Delete entry' }).click()
+  await page.waitForURL(/\/admin\/content\/story$/)
+  await page.getByRole('status').filter({ hasText: 'Deleted “Hello, edited in the browser”' }).waitFor()
+  t.equal(await page.getByRole('link', { name: 'Hello, edited in the browser' }).count(), 0, 'gone from the list')
+  t.equal((await app.inject({ url: '/api/content/story/hello-from-the-browser', headers: auth(ADMIN_KEY) })).statusCode, 404, 'deleted in en')
+  t.equal((await app.inject({ url: '/api/content/story/hello-from-the-browser?_locale=fr' })).statusCode, 200, 'the fr version stays')
+}
+
+async function createSchema (t: Test, { app, page }: Harness): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Schemas' }).click()
+  await page.getByRole('heading', { name: 'Schemas', level: 1 }).waitFor()
+  await page.getByRole('main').getByRole('link', { name: 'story', exact: true }).waitFor()
+  await page.getByRole('link', { name: 'New schema' }).click()
+  await page.getByRole('heading', { name: 'New schema' }).waitFor()
+
+  await page.getByRole('textbox', { name: 'Name', exact: true }).fill('event')
+  await page.getByLabel('Label', { exact: true }).fill('Events')
+  await page.getByRole('button', { name: '+ Add field' }).click()
+  const first = page.locator('.field-row').nth(0)
+  t.ok(await isFocused(first.getByLabel('Field name')), 'a new field row takes focus')
+  await first.getByLabel('Field name').fill('title')
+  await first.getByLabel('Required').check()
+  await page.getByRole('button', { name: '+ Add field' }).click()
+  const second = page.locator('.field-row').nth(1)
+  await second.getByLabel('Field name').fill('starts_at')
+  await second.getByLabel('Type').selectOption('datetime')
+
+  // The server's 422 is shown: extending a schema that does not exist.
+  await page.getByLabel('Extends').fill('no_such_parent')
+  await page.getByRole('button', { name: 'Create schema' }).click()
+  const summary = page.getByRole('alert').filter({ hasText: 'The schema was not saved' })
+  await summary.waitFor()
+  t.match(await summary.textContent(), /no_such_parent/, 'the validation message names the unknown parent')
+  await shot(page, 'schema-editor')
+
+  await page.getByLabel('Extends').fill('')
+  await page.getByRole('button', { name: 'Create schema' }).click()
+  await page.waitForURL(/\/admin\/schemas\/edit\/event$/)
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'event', exact: true }).waitFor()
+  t.pass('the new collection appears in the sidebar')
+
+  const res = await app.inject({ url: '/api/collections/event' })
+  t.equal(res.statusCode, 200, 'the collection exists')
+  const schema = res.json()
+  t.same(Object.keys(schema.fields), ['title', 'starts_at'], 'with the two fields in order')
+  t.equal(schema.fields.title.field_type, 'string')
+  t.equal(schema.fields.title.required, true)
+  t.equal(schema.fields.starts_at.field_type, 'datetime')
+
+  await page.locator('.field-row').nth(0).getByRole('button', { name: /More options/ }).click()
+  await shot(page, 'schema-edit')
+  await page.getByRole('tab', { name: 'Raw file' }).click()
+  await page.getByRole('tabpanel').getByText('"starts_at"').waitFor()
+  t.pass('the raw view shows the stored file')
+}
+
+async function editSchema (t: Test, { app, base, page }: Harness): Promise<void> {
+  await page.goto(`${base}/admin/schemas/edit/event`)
+  await page.getByRole('tab', { name: 'Edit' }).waitFor()
+  const rows = page.locator('.fields-editor > ol.field-rows > li')
+  const addField = page.locator('.fields-editor > button.add')
+  t.equal(await rows.count(), 2, 'the two stored fields are listed')
+
+  await addField.click()
+  const kind = rows.nth(2)
+  await kind.getByLabel('Field name').fill('kind')
+  await kind.getByLabel('Type', { exact: true }).selectOption('select')
+  await kind.getByLabel('Options').fill('talk\nworkshop')
+  await kind.getByLabel('Default', { exact: true }).selectOption({ label: 'talk' })
+
+  await addField.click()
+  const speakers = rows.nth(3)
+  await speakers.getByLabel('Field name').fill('speakers')
+  await speakers.getByLabel('Type', { exact: true }).selectOption('reference')
+  await speakers.getByLabel('Target collection').selectOption('writer')
+  await speakers.getByLabel('Multiple entries').check()
+  await speakers.getByLabel('Max items').fill('3')
+
+  await addField.click()
+  const venue = rows.nth(4)
+  await venue.getByLabel('Field name').fill('venue')
+  await venue.getByLabel('Type', { exact: true }).selectOption('object')
+  const nested = venue.getByRole('group', { name: 'Fields of this object' })
+  await nested.getByRole('button', { name: '+ Add field' }).click()
+  await nested.getByLabel('Field name').fill('city')
+  await nested.getByLabel('Required').check()
+
+  await addField.click()
+  const slots = rows.nth(5)
+  await slots.getByLabel('Field name').fill('slots')
+  await slots.getByLabel('Type', { exact: true }).selectOption('array')
+  const items = slots.getByRole('group', { name: 'Each item' })
+  await items.getByLabel('Item type').selectOption('integer')
+  await items.getByLabel('Minimum').fill('1')
+
+  // Reorder: kind goes first.
+  await page.getByRole('button', { name: 'Move kind up' }).click()
+  await page.getByRole('button', { name: 'Move kind up' }).click()
+  await page.getByRole('button', { name: 'Save schema' }).click()
+  await page.getByRole('status').filter({ hasText: 'Saved schema event.' }).waitFor()
+
+  const raw = (await app.inject({ url: '/api/schemas/event/raw' })).json()
+  t.same(Object.keys(raw.fields), ['kind', 'title', 'starts_at', 'speakers', 'venue', 'slots'], 'fields in the chosen order')
+  t.same(raw.fields.kind, { field_type: 'select', options: ['talk', 'workshop'], default: 'talk' })
+  t.same(raw.fields.speakers, { field_type: 'reference', collection: 'writer', multiple: true, max_items: 3 })
+  t.same(raw.fields.venue, { field_type: 'object', fields: { city: { field_type: 'string', required: true } } })
+  t.same(raw.fields.slots, { field_type: 'array', items: { field_type: 'integer', min: 1 } })
+  t.same(raw.fields.title, { field_type: 'string', required: true }, 'untouched fields are kept as they were')
+
+  // The entry form follows the new schema.
+  await page.goto(`${base}/admin/content/event/new`)
+  await page.getByRole('heading', { name: 'New entry' }).waitFor()
+  t.same(await page.locator('#field-kind option').allTextContents(), ['— None —', 'talk', 'workshop'])
+  t.equal(await page.locator('#field-kind option:checked').textContent(), 'talk', 'the default is preselected')
+  await page.getByRole('group', { name: 'Venue' }).getByLabel('City').waitFor()
+  await page.getByRole('button', { name: 'Add speakers…' }).waitFor()
+  await page.getByRole('button', { name: 'Add slots item' }).waitFor()
+  t.pass('nested objects, multiple references and arrays get their inputs')
+}
+
+async function usedBy (t: Test, { base, page }: Harness): Promise<void> {
+  await page.goto(`${base}/admin/content/writer/entry/ada`)
+  await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor()
+  const panel = page.getByRole('region', { name: 'Used by' })
+  const link = panel.getByRole('link', { name: 'story/engines-of-thought' })
+  await link.waitFor()
+  t.match(await panel.textContent(), /writer/, 'with the field that refers')
+  await link.click()
+  await page.getByRole('heading', { name: 'Engines of thought' }).waitFor()
+  t.pass('the link opens the referring entry')
+}
+
+async function assetLibrary (t: Test, { app, page }: Harness): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Assets' }).click()
+  await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor()
+  const card = page.getByRole('button', { name: 'Details of lovelace-cover.png' })
+  await card.waitFor()
+  await imagesLoaded(page, '.asset-card img')
+  t.pass('the uploaded image is listed with a thumbnail')
+
+  // Drag and drop a file into a new folder.
+  await page.getByLabel('New folder').fill('diagrams')
+  await page.getByRole('button', { name: 'Open' }).click()
+  await page.getByText('Drop files here to upload them into diagrams.').waitFor()
+  const png = (await pngImage('Diagram', '#0f766e', '#84cc16')).toString('base64')
+  const dataTransfer = await page.evaluateHandle(`(() => {
+    const bytes = Uint8Array.from(atob(${JSON.stringify(png)}), c => c.charCodeAt(0))
+    const transfer = new DataTransfer()
+    transfer.items.add(new File([bytes], 'Analytical Engine.png', { type: 'image/png' }))
+    return transfer
+  })()`)
+  const dropzone = page.locator('.dropzone')
+  await dropzone.dispatchEvent('dragenter', { dataTransfer })
+  await page.getByText('Drop to upload').waitFor()
+  await dropzone.dispatchEvent('drop', { dataTransfer })
+  await page.getByRole('button', { name: 'Details of analytical-engine.png' }).waitFor()
+  const listed = (await app.inject({ url: '/api/assets?folder=diagrams' })).json()
+  t.equal(listed.total, 1, 'the upload landed in the folder')
+  await page.getByRole('button', { name: 'All files' }).click()
+  await card.waitFor()
+  await shot(page, 'assets')
+
+  await page.getByRole('button', { name: 'Details of analytical-engine.png' }).click()
+  const details = page.getByRole('dialog', { name: 'analytical-engine.png' })
+  await details.getByText('640 × 400 px').waitFor()
+  t.pass('details show the dimensions')
+  await details.getByRole('button', { name: 'Delete…' }).click()
+  await details.getByRole('button', { name: 'Delete file' }).click()
+  await details.waitFor({ state: 'hidden' })
+  await page.getByRole('button', { name: 'Details of analytical-engine.png' }).waitFor({ state: 'detached' })
+  t.equal((await app.inject({ url: '/api/assets/diagrams/analytical-engine.png' })).statusCode, 404, 'the file is deleted')
+}
+
+async function viewerIsReadOnly (t: Test, { base, context }: Harness): Promise<void> {
+  // A new tab has its own session storage: a second person signing in.
+  const page = await context.newPage()
+  t.teardown(async () => { await page.close() })
+  await page.goto(`${base}/admin/content/story`)
+  await page.getByLabel('API key').fill(VIEWER_KEY)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('link', { name: 'A quiet draft' }).waitFor()
+  t.equal(await page.locator('.badge.role').textContent(), 'viewer')
+  t.equal(await page.getByRole('link', { name: 'New entry' }).count(), 0, 'no "new entry" for a viewer')
+  await page.getByRole('link', { name: 'A quiet draft' }).click()
+  await page.getByText('Read-only: your role can view content').waitFor()
+  t.equal(await page.getByLabel('Title').getAttribute('readonly'), '', 'fields are read-only')
+  t.equal(await page.getByRole('button', { name: 'Publish' }).count(), 0, 'no save buttons')
+  t.equal(await page.getByRole('button', { name: 'Delete…' }).count(), 0, 'no delete')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Schemas' }).click()
+  await page.getByRole('heading', { name: 'Schemas', level: 1 }).waitFor()
+  t.equal(await page.getByRole('link', { name: 'New schema' }).count(), 0, 'no schema editing')
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('heading', { name: 'Sign in to Lectern' }).waitFor()
+  t.equal(await storedKey(page, 'sessionStorage'), null, 'signing out forgets the key')
+}
+
+async function narrowScreen (t: Test, { base, page }: Harness): Promise<void> {
+  await page.setViewportSize({ width: 375, height: 812 })
+  await page.goto(`${base}/admin/content/story/entry/engines-of-thought`)
+  await page.getByRole('heading', { name: 'Engines of thought' }).waitFor()
+  const overflow = await horizontalOverflow(page)
+  t.ok(overflow <= 0, `no horizontal scrolling in the editor (overflow ${overflow}px)`)
+  await shot(page, 'mobile-editor')
+
+  const menu = page.getByRole('button', { name: 'Menu' })
+  t.equal(await menu.getAttribute('aria-expanded'), 'false')
+  await menu.click()
+  t.equal(await menu.getAttribute('aria-expanded'), 'true', 'the menu opens')
+  await shot(page, 'mobile-menu')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'story', exact: true }).click()
+  await page.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
+  t.equal(await menu.getAttribute('aria-expanded'), 'false', 'and closes after navigating')
+  const listOverflow = await horizontalOverflow(page)
+  t.ok(listOverflow <= 0, `no horizontal scrolling in the list (overflow ${listOverflow}px)`)
+  await shot(page, 'mobile-list')
+  await page.setViewportSize({ width: 1280, height: 860 })
+}
+
+async function openAccess (t: Test, { context, errors }: Harness): Promise<void> {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const app = await build(t, { CMS_ENVIRONMENTS: 'main,staging', CMS_PUBLIC_URL: base })
+  await app.listen({ port, host: '127.0.0.1' })
+  const json = { 'content-type': 'application/json' }
+  t.equal((await app.inject({ method: 'POST', url: '/api/schemas', headers: json, payload: { name: 'note', fields: { title: { field_type: 'string', required: true } } } })).statusCode, 201)
+  t.equal((await app.inject({ method: 'POST', url: '/api/content/note?_environment=main', headers: json, payload: { _slug: 'in-main', title: 'Only in main' } })).statusCode, 201)
+
+  const page = await context.newPage()
+  t.teardown(async () => { await page.close() })
+  page.on('pageerror', err => { errors.push(`page error: ${err.message}`) })
+  await page.goto(`${base}/admin/content/note`)
+  await page.getByRole('link', { name: 'Only in main' }).waitFor()
+  t.equal(await page.locator('.badge.role').textContent(), 'open access', 'no sign-in without keys')
+  t.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'and nothing to sign out of')
+
+  await page.getByLabel('Environment').fill('staging')
+  await page.getByRole('button', { name: 'Use' }).click()
+  await page.waitForURL(/env=staging/)
+  await page.getByText('No entries yet.').waitFor()
+  t.pass('staging has its own (empty) content')
+
+  await page.getByRole('link', { name: 'New entry' }).click()
+  await page.getByLabel('Title').fill('Staging note')
+  await page.getByText('✓ Available').waitFor()
+  await page.getByRole('button', { name: 'Publish' }).click()
+  await page.waitForURL(/\/admin\/content\/note\/entry\/staging-note\?env=staging$/)
+  await page.getByRole('heading', { name: 'Staging note' }).waitFor()
+  t.equal((await app.inject({ url: '/api/content/note/staging-note?_environment=staging' })).statusCode, 200, 'created in staging')
+  t.equal((await app.inject({ url: '/api/content/note/staging-note?_environment=main' })).statusCode, 404, 'not in main')
+}
