@@ -24,7 +24,11 @@ export interface FieldRef {
 export interface Filter {
   field: FieldRef
   op: FilterOp
-  /** Typed already: a list for `in`/`nin`, a boolean for `exists`, else one scalar. */
+  /**
+   * Typed already: a list for `in`/`nin`, a boolean for `exists`, else one scalar. The scalar is
+   * of the field's kind: a string, a number, a boolean, or for dates the instant as epoch
+   * milliseconds. `contains`/`starts` on text carry the text.
+   */
   value: Scalar | Scalar[]
 }
 

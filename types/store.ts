@@ -1,5 +1,16 @@
 // The one interface both storage backends implement (CMS_STORE=sqlite|file).
+//
+// Both behave identically (lib/store/*.ts):
+// - Entries handed out are frozen (data included, at every depth): copy before changing.
+// - Reads (get, getMany, list, entries) see committed, durable writes only.
+// - A write is checked when it is called: create's duplicate slug and update's missing entry
+//   reject its own promise (CONFLICT / NOT_FOUND) whatever else is in flight, and findByValue
+//   already sees writes in flight. A unique check (findByValue) followed by create/update in the
+//   same synchronous run is therefore race-free without any lock, and concurrent writes to one
+//   collection share commits (SQLite: one transaction per event-loop turn; file store: parallel
+//   fsyncs, ordered per entry).
 import type { ListQuery } from './query.js'
+import type { ResolvedSchema } from './schema.js'
 import type { Scope } from './scope.js'
 
 export type EntryStatus = 'draft' | 'published'
@@ -18,6 +29,13 @@ export interface EntryInput {
   slug: string
   status: EntryStatus
   data: Record<string, unknown>
+  /**
+   * Dotted paths of `unique` fields to check atomically with the write, against committed and
+   * in-flight writes: a value another entry holds rejects with VALIDATION_FAILED, one message
+   * per path (`<path>: must be unique; the entry '<slug>' already has this value`). Optional:
+   * lets a pipeline await other work between its own checks and the write without a lock.
+   */
+  unique?: readonly string[]
 }
 
 export interface ListResult {
@@ -39,12 +57,19 @@ export interface ContentStore {
   close: () => Promise<void>
   /** Makes sure a collection's storage location exists in every environment (schema create). */
   ensureCollection: (collection: string) => Promise<void>
+  /**
+   * Prepares a collection's indexes from its resolved schema (SQLite: expression indexes for
+   * `default_sort` and `unique` fields; the file store needs none). Idempotent; call at start
+   * and after every schema create or update. The store plugin does so.
+   */
+  prepareCollection: (schema: ResolvedSchema) => void
 
   get: (scope: Scope, collection: string, slug: string) => StoredEntry | undefined
   /** Batch read for reference checks and `_resolve` (no query per reference). */
   getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Map<string, StoredEntry>
   /** The slug of another entry (not `excludeSlug`) whose data has `value` at dotted `path`, or null. */
   findByValue: (scope: Scope, collection: string, path: string, value: unknown, excludeSlug: string | null) => string | null
+  /** A page of entries matching the query, with the total. `query.fields` is not applied here. */
   list: (scope: Scope, collection: string, query: ListQuery) => ListResult
   /** Every stored entry, for rebuilding derived indexes at start. */
   entries: () => Iterable<StoredLocation>

@@ -1,0 +1,191 @@
+// What both storage backends share: options, the logger they report to, frozen entries, the
+// per-collection count cache, and the fields a collection's indexes are built for.
+import { validationFailed } from '../errors.js'
+import { deepFreeze, valueAtPath } from '../query/values.js'
+import { parseListQuery } from '../query/parse.js'
+import type { FieldRef, ListQuery, SortKey, ValueKind } from '../../types/query.js'
+import type { FieldDefinition, ResolvedSchema } from '../../types/schema.js'
+import type { Scope } from '../../types/scope.js'
+import type { ContentStore, EntryInput, EntryStatus, StoredEntry } from '../../types/store.js'
+
+/** The subset of a pino logger the stores use. */
+export interface StoreLogger {
+  info: (obj: object, msg: string) => void
+  warn: (obj: object, msg: string) => void
+  error: (obj: object, msg: string) => void
+}
+
+export const silentLogger: StoreLogger = { info () {}, warn () {}, error () {} }
+
+export interface StoreOptions {
+  /** The data dir (contract §1): `lectern.db` or `content/` lives under it. */
+  dataDir: string
+  /** Configured environments (CMS_ENVIRONMENTS); empty: the single default environment. */
+  environments?: readonly string[]
+  /** Configured locales (CMS_LOCALES); empty: locales off. */
+  locales?: readonly string[]
+  log?: StoreLogger
+  /** The time of a write (tests pass a fixed clock); the system clock by default. */
+  clock?: () => Date
+}
+
+export const ENTRY_STATUSES: readonly EntryStatus[] = ['draft', 'published']
+
+export function isEntryStatus (value: unknown): value is EntryStatus {
+  return value === 'draft' || value === 'published'
+}
+
+/**
+ * An entry as handed out: frozen, data included, at every depth. Both stores do this, so a
+ * caller that changed a returned entry in place would fail the same way on both.
+ */
+export function frozenEntry (slug: string, status: EntryStatus, data: Record<string, unknown>, createdAt: string, updatedAt: string): StoredEntry {
+  return Object.freeze({ slug, status, data: deepFreeze(data), createdAt, updatedAt })
+}
+
+/** The stores' timestamps: ISO 8601 UTC with milliseconds, from the configured clock. */
+export function timestamps (options: StoreOptions): () => string {
+  const clock = options.clock
+  return clock === undefined ? () => new Date().toISOString() : () => clock().toISOString()
+}
+
+/** Whether a value can be looked up by findByValue: a string, a finite number or a boolean. */
+export function isLookupValue (value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+}
+
+/** The kind findByValue compares a value as (values.ts `typedKey`). */
+export function lookupKind (value: string | number | boolean): ValueKind {
+  return typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : 'boolean'
+}
+
+/**
+ * Values computed for list queries (counts, ordered results), per collection, valid until the
+ * next write to the collection: call `invalidate` after each one.
+ */
+export class CollectionCache<T> {
+  private readonly byCollection = new Map<string, Map<string, T>>()
+
+  constructor (private readonly perCollection = 256) {}
+
+  get (collection: string, key: string): T | undefined {
+    return this.byCollection.get(collection)?.get(key)
+  }
+
+  set (collection: string, key: string, value: T): void {
+    let map = this.byCollection.get(collection)
+    if (map === undefined) {
+      map = new Map()
+      this.byCollection.set(collection, map)
+    }
+    if (!map.has(key) && map.size >= this.perCollection) map.delete(map.keys().next().value as string)
+    map.set(key, value)
+  }
+
+  /** Every value held, of every collection. */
+  * values (): IterableIterator<T> {
+    for (const map of this.byCollection.values()) yield * map.values()
+  }
+
+  /** Forgets every value of a collection. */
+  invalidate (collection: string): void {
+    this.byCollection.delete(collection)
+  }
+
+  clear (): void {
+    this.byCollection.clear()
+  }
+}
+
+/** A stable text of a query's conditions (status, filters, `_q`), for count cache keys. */
+export function conditionsKey (query: Pick<ListQuery, 'status' | 'filters' | 'q'>): string {
+  return JSON.stringify([query.status, query.q, query.filters.map(f => [f.field.name, f.field.kind, f.field.array, f.op, f.value])])
+}
+
+/** The sort a list gets when the client sends no `_sort` (the schema's default_sort), or null. */
+export function defaultSortKey (schema: ResolvedSchema): SortKey | null {
+  try {
+    return parseListQuery({}, schema, { seesDrafts: true }).sort[0] ?? null
+  } catch {
+    return null
+  }
+}
+
+/** Field types whose values are short scalars worth an index: what lists filter and sort on. */
+const INDEXABLE_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'date', 'datetime', 'email', 'url', 'slug', 'color', 'select', 'reference', 'asset'])
+
+/**
+ * The scalar fields of a schema (top level and inside objects, not inside arrays) that lists
+ * can filter and sort on with an index, typed as the query engine compares them, in schema order.
+ */
+export function indexableFieldRefs (schema: ResolvedSchema): FieldRef[] {
+  const out: FieldRef[] = []
+  const walk = (fields: Record<string, FieldDefinition>, prefix: string[]): void => {
+    for (const name of Object.keys(fields)) {
+      const def = fields[name] as FieldDefinition
+      const path = [...prefix, name]
+      if (def.field_type === 'object' && def.fields !== undefined) {
+        walk(def.fields, path)
+      } else if (INDEXABLE_TYPES.has(def.field_type) && !(def.field_type === 'reference' && def.multiple === true)) {
+        try {
+          const key = parseListQuery({ _sort: path.join('.') }, schema, { seesDrafts: true }).sort[0]
+          if (key !== undefined) out.push(key.field)
+        } catch {}
+      }
+    }
+  }
+  walk(schema.fields, [])
+  return out
+}
+
+/**
+ * The data paths of a schema's `unique` fields (not inside arrays, where uniqueness per entry
+ * has no meaning) with the kind findByValue compares their values as.
+ */
+export function uniqueFieldRefs (schema: ResolvedSchema): FieldRef[] {
+  const out: FieldRef[] = []
+  const walk = (fields: Record<string, FieldDefinition>, prefix: string[]): void => {
+    for (const name of Object.keys(fields)) {
+      const def = fields[name] as FieldDefinition
+      const path = [...prefix, name]
+      if (def.field_type === 'object' && def.fields !== undefined) {
+        walk(def.fields, path)
+      } else if (def.unique === true) {
+        out.push({ name: path.join('.'), path, system: false, kind: storedKind(def), array: false })
+      }
+    }
+  }
+  walk(schema.fields, [])
+  return out
+}
+
+/** The JSON type a scalar field's values are stored as: dates are strings. */
+function storedKind (def: FieldDefinition): ValueKind {
+  switch (def.field_type) {
+    case 'number':
+    case 'integer':
+      return 'number'
+    case 'boolean':
+      return 'boolean'
+    case 'select':
+      return def.options !== undefined && def.options.length > 0 && def.options.every(o => typeof o === 'number') ? 'number' : 'string'
+    default:
+      return 'string'
+  }
+}
+
+/**
+ * EntryInput.unique: each path's value must not be held by another entry (committed or in
+ * flight). Stores call it in the same synchronous step that registers the write.
+ */
+export function checkUnique (store: Pick<ContentStore, 'findByValue'>, scope: Scope, collection: string, input: EntryInput): void {
+  if (input.unique === undefined || input.unique.length === 0) return
+  const problems: string[] = []
+  for (const dotted of input.unique) {
+    const value = valueAtPath(input.data, dotted.split('.'))
+    if (!isLookupValue(value)) continue
+    const other = store.findByValue(scope, collection, dotted, value, input.slug)
+    if (other !== null) problems.push(`${dotted}: must be unique; the entry '${other}' already has this value`)
+  }
+  if (problems.length > 0) throw validationFailed(problems)
+}

@@ -1,0 +1,491 @@
+// The file store (CMS_STORE=file): one pretty-printed JSON file per entry at
+// `<data>/content/<environment>/<collection>/<locale or _>/<slug>.json` holding
+// { status, created_at, updated_at, data } (the slug is the file name, never inside data).
+//
+// Every entry is read once, at open, into an in-memory index; reads and lists never touch the
+// disk. Writes are atomic and durable (temp file, fsync, rename, folder fsync; done by worker
+// threads, writer.ts) before their promise resolves, and only then become visible to reads.
+//
+// Concurrency without a collection-wide lock: a write is checked and registered as "in flight"
+// in the same synchronous step (duplicate slug → CONFLICT, missing entry → NOT_FOUND, both
+// against committed and in-flight writes), so no check can interleave with another write's.
+// findByValue sees in-flight writes too. The disk work of writes to different entries then
+// runs in parallel (their fsyncs overlap across the writer threads, folder fsyncs are shared),
+// while writes to one entry are chained so its file and the index always end in the same state.
+import { readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { conflict, notFound, CmsError } from '../errors.js'
+import { compilePredicate, selectPage, sortCandidates, type Candidate } from '../query/memory.js'
+import { instant, searchText, typedKey, valueAtPath, type Key } from '../query/values.js'
+import {
+  checkUnique, conditionsKey, frozenEntry, isEntryStatus, isLookupValue, lookupKind, timestamps, silentLogger,
+  type StoreLogger, type StoreOptions
+} from './common.js'
+import { fsyncDir, isTempFile } from './fsync.js'
+import { checkBucket, checkSlug, isCollectionName, isScopeName, isSlug } from './names.js'
+import { FileWriter } from './writer.js'
+import type { ListQuery, ValueKind } from '../../types/query.js'
+import type { ResolvedSchema } from '../../types/schema.js'
+import { DEFAULT_ENVIRONMENT, type Scope } from '../../types/scope.js'
+import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation } from '../../types/store.js'
+
+export const CONTENT_DIR = 'content'
+/** The folder of entries without a locale (locales off). Never a valid locale name. */
+export const NO_LOCALE_DIR = '_'
+const ENTRY_EXT = '.json'
+/** Files read in parallel at open. */
+const READ_CONCURRENCY = 32
+/** Sorted orders kept per bucket (one per distinct `_sort`), until the next write to it. */
+const SORTED_ORDERS = 16
+/** About what sorting the bucket costs per entry (ms), for the rent-or-buy choice of list(). */
+const SORT_COST_MS = 0.001
+
+type Record_ = Candidate
+
+interface InFlight {
+  seq: number
+  /** The entry as it will be once written; null for a delete. */
+  rec: Record_ | null
+}
+
+/** findByValue's lookup table: typed value at a path → slugs of committed entries holding it. */
+interface ValueIndex {
+  path: string[]
+  kind: ValueKind
+  map: Map<Key, Set<string>>
+}
+
+/** The entries of one (environment, collection, locale). */
+class Bucket {
+  readonly committed = new Map<string, Record_>()
+  readonly inFlight = new Map<string, InFlight>()
+  /** Per sort signature: the committed records in that order, or what answering without it cost (ms); cleared by every commit. */
+  readonly sorted = new Map<string, { spent: number, records: Record_[] | null }>()
+  /** Counts per query conditions; cleared by every commit. */
+  readonly counts = new Map<string, number>()
+  /** findByValue's lookup tables per (path, kind), built on first use and kept up to date. */
+  readonly values = new Map<string, ValueIndex>()
+  private ready: Promise<void> | null = null
+
+  constructor (readonly scope: Scope, readonly collection: string, readonly dir: string, private readonly root: string) {}
+
+  /** The folder is gone (removed behind the store's back): the next write makes it again. */
+  forgetDir (): void {
+    this.ready = null
+  }
+
+  /** Creates the folder on first write, making each new folder durable in its parent. */
+  async ensureDir (): Promise<void> {
+    this.ready ??= makeDirs(this.root, this.dir).catch(err => {
+      this.ready = null
+      throw err
+    })
+    await this.ready
+  }
+
+  /** The entry as the latest write to it will leave it (in flight or committed); undefined when none. */
+  effective (slug: string): Record_ | undefined {
+    const flight = this.inFlight.get(slug)
+    if (flight !== undefined) return flight.rec ?? undefined
+    return this.committed.get(slug)
+  }
+
+  commit (slug: string, rec: Record_ | null): void {
+    const before = this.committed.get(slug)
+    if (rec === null) this.committed.delete(slug)
+    else this.committed.set(slug, rec)
+    for (const index of this.values.values()) {
+      if (before !== undefined) {
+        const key = typedKey(valueAtPath(before.entry.data, index.path), index.kind)
+        if (key !== null) index.map.get(key)?.delete(slug)
+      }
+      if (rec !== null) addToIndex(index.map, typedKey(valueAtPath(rec.entry.data, index.path), index.kind), slug)
+    }
+    this.sorted.clear()
+    this.counts.clear()
+  }
+}
+
+function addToIndex (map: Map<Key, Set<string>>, key: Key, slug: string): void {
+  if (key === null) return
+  let slugs = map.get(key)
+  if (slugs === undefined) {
+    slugs = new Set()
+    map.set(key, slugs)
+  }
+  slugs.add(slug)
+}
+
+/** mkdir -p `dir` under `root`, then fsync the parent of each folder it created. */
+async function makeDirs (root: string, dir: string): Promise<void> {
+  const created = await mkdir(dir, { recursive: true })
+  if (created === undefined) return
+  // `created` is the first folder made; every folder from there down to `dir` is new.
+  let current = dir
+  const parents: string[] = []
+  while (current.length >= created.length && current !== root) {
+    parents.push(path.dirname(current))
+    current = path.dirname(current)
+  }
+  for (const parent of parents) await fsyncDir(parent)
+}
+
+function record (slug: string, status: EntryStatus, data: Record<string, unknown>, createdAt: string, updatedAt: string): Record_ {
+  return { entry: frozenEntry(slug, status, data, createdAt, updatedAt), search: searchText(data) }
+}
+
+/** The file's text: pretty-printed, system fields first, data last. */
+function fileText (rec: Record_): string {
+  const { entry } = rec
+  return JSON.stringify({ status: entry.status, created_at: entry.createdAt, updated_at: entry.updatedAt, data: entry.data }, null, 2) + '\n'
+}
+
+export class FileStore implements ContentStore {
+  readonly kind = 'file' as const
+  private readonly root: string
+  private readonly environments: readonly string[]
+  private readonly locales: readonly string[]
+  private readonly log: StoreLogger
+  private readonly now: () => string
+  private readonly buckets = new Map<string, Bucket>()
+  /** The tail of the write chain of each entry (bucket key + slug). */
+  private readonly chains = new Map<string, Promise<void>>()
+  private readonly writing = new Set<Promise<unknown>>()
+  private writer = new FileWriter()
+  private seq = 0
+  private opened = false
+
+  constructor (options: StoreOptions) {
+    this.root = path.join(options.dataDir, CONTENT_DIR)
+    this.environments = options.environments !== undefined && options.environments.length > 0 ? options.environments : [DEFAULT_ENVIRONMENT]
+    this.locales = options.locales ?? []
+    this.log = options.log ?? silentLogger
+    this.now = timestamps(options)
+  }
+
+  // ---- life cycle ---------------------------------------------------------------------------
+
+  async open (): Promise<void> {
+    if (this.opened) return
+    this.writer = new FileWriter()
+    this.buckets.clear()
+    await mkdir(this.root, { recursive: true })
+    const files: Array<{ bucket: Bucket, slug: string, file: string }> = []
+    let removed = 0
+    for (const environment of await this.subdirs(this.root)) {
+      if (!isScopeName(environment)) { this.skip(path.join(this.root, environment), 'not a valid environment name'); continue }
+      const envDir = path.join(this.root, environment)
+      for (const collection of await this.subdirs(envDir)) {
+        if (!isCollectionName(collection)) { this.skip(path.join(envDir, collection), 'not a valid collection name'); continue }
+        const collDir = path.join(envDir, collection)
+        for (const localeDir of await this.subdirs(collDir)) {
+          const locale = localeDir === NO_LOCALE_DIR ? null : localeDir
+          if (locale !== null && !isScopeName(locale)) { this.skip(path.join(collDir, localeDir), 'not a valid locale name'); continue }
+          const bucket = this.bucket({ environment, locale }, collection)
+          for (const name of await readdir(bucket.dir)) {
+            if (isTempFile(name)) {
+              // A write that a crash interrupted before its rename: the old file is intact.
+              await unlink(path.join(bucket.dir, name)).catch(() => {})
+              removed++
+            } else if (name.endsWith(ENTRY_EXT) && isSlug(name.slice(0, -ENTRY_EXT.length))) {
+              files.push({ bucket, slug: name.slice(0, -ENTRY_EXT.length), file: path.join(bucket.dir, name) })
+            } else if (!name.startsWith('.')) {
+              this.skip(path.join(bucket.dir, name), 'not an entry file (<slug>.json)')
+            }
+          }
+        }
+      }
+    }
+    if (removed > 0) this.log.warn({ files: removed }, 'removed temporary files left by an interrupted write')
+    let next = 0
+    const worker = async (): Promise<void> => {
+      while (next < files.length) {
+        const item = files[next++] as (typeof files)[number]
+        const rec = await this.readEntry(item.file, item.slug)
+        if (rec !== null) item.bucket.committed.set(item.slug, rec)
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))
+    this.opened = true
+  }
+
+  async close (): Promise<void> {
+    // Writes in flight finish (or fail) before the store lets go.
+    while (this.writing.size > 0) await Promise.allSettled([...this.writing])
+    await this.writer.close()
+    this.opened = false
+  }
+
+  private async subdirs (dir: string): Promise<string[]> {
+    try {
+      const entries = await readdir(dir, { withFileTypes: true })
+      return entries.filter(e => e.isDirectory()).map(e => e.name).sort()
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ENOENT') return []
+      throw err
+    }
+  }
+
+  private skip (file: string, reason: string): void {
+    this.log.warn({ file: path.relative(this.root, file), reason }, 'content file skipped')
+  }
+
+  /** One entry file, or null (logged) when it cannot be used. */
+  private async readEntry (file: string, slug: string): Promise<Record_ | null> {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(await readFile(file, 'utf8'))
+    } catch (err) {
+      this.skip(file, err instanceof SyntaxError ? 'not valid JSON' : 'unreadable')
+      return null
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      this.skip(file, 'not a JSON object')
+      return null
+    }
+    const doc = parsed as Record<string, unknown>
+    const data = doc.data
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+      this.skip(file, "'data' must be an object")
+      return null
+    }
+    const status = doc.status ?? 'published'
+    if (!isEntryStatus(status)) {
+      this.skip(file, "'status' must be 'draft' or 'published'")
+      return null
+    }
+    // Timestamps are kept in the stores' form (ISO 8601 UTC with milliseconds); a hand-written
+    // file without them gets the file's modification time.
+    let fallback: string | null = null
+    const timestamp = async (value: unknown): Promise<string | null> => {
+      if (value === undefined) {
+        fallback ??= (await stat(file)).mtime.toISOString()
+        return fallback
+      }
+      const ms = typeof value === 'string' ? instant(value) : null
+      return ms === null ? null : new Date(ms).toISOString()
+    }
+    const createdAt = await timestamp(doc.created_at)
+    const updatedAt = await timestamp(doc.updated_at)
+    if (createdAt === null || updatedAt === null) {
+      this.skip(file, "'created_at' and 'updated_at' must be ISO 8601 date-times")
+      return null
+    }
+    return record(slug, status, data as Record<string, unknown>, createdAt, updatedAt)
+  }
+
+  private bucketKey (scope: Scope, collection: string): string {
+    return `${scope.environment}\u0000${collection}\u0000${scope.locale ?? ''}`
+  }
+
+  /** The bucket of a scope and collection, made on demand (names checked by the caller). */
+  private bucket (scope: Scope, collection: string): Bucket {
+    const key = this.bucketKey(scope, collection)
+    let bucket = this.buckets.get(key)
+    if (bucket === undefined) {
+      const dir = path.join(this.root, scope.environment, collection, scope.locale ?? NO_LOCALE_DIR)
+      bucket = new Bucket({ environment: scope.environment, locale: scope.locale }, collection, dir, this.root)
+      this.buckets.set(key, bucket)
+    }
+    return bucket
+  }
+
+  private existingBucket (scope: Scope, collection: string): Bucket | undefined {
+    checkBucket(scope, collection)
+    return this.buckets.get(this.bucketKey(scope, collection))
+  }
+
+  async ensureCollection (collection: string): Promise<void> {
+    const locales = this.locales.length > 0 ? this.locales : [null]
+    for (const environment of this.environments) {
+      for (const locale of locales) {
+        const scope = { environment, locale }
+        checkBucket(scope, collection)
+        await this.bucket(scope, collection).ensureDir()
+      }
+    }
+  }
+
+  prepareCollection (_schema: ResolvedSchema): void {
+    // The in-memory index needs no preparation: sorted orders and lookups are built on demand.
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  get (scope: Scope, collection: string, slug: string): StoredEntry | undefined {
+    return this.existingBucket(scope, collection)?.committed.get(slug)?.entry
+  }
+
+  getMany (scope: Scope, collection: string, slugs: readonly string[]): Map<string, StoredEntry> {
+    const bucket = this.existingBucket(scope, collection)
+    const out = new Map<string, StoredEntry>()
+    if (bucket === undefined) return out
+    for (const slug of slugs) {
+      const rec = bucket.committed.get(slug)
+      if (rec !== undefined) out.set(slug, rec.entry)
+    }
+    return out
+  }
+
+  findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): string | null {
+    const bucket = this.existingBucket(scope, collection)
+    if (bucket === undefined || !isLookupValue(value)) return null
+    const path_ = dottedPath.split('.')
+    const kind = lookupKind(value)
+    // Writes in flight decide for their slugs.
+    for (const [slug, flight] of bucket.inFlight) {
+      if (slug !== excludeSlug && flight.rec !== null && sameValue(valueAtPath(flight.rec.entry.data, path_), value)) return slug
+    }
+    const indexKey = `${kind}\u0000${dottedPath}`
+    let index = bucket.values.get(indexKey)
+    if (index === undefined) {
+      const map = new Map<Key, Set<string>>()
+      for (const [slug, rec] of bucket.committed) addToIndex(map, typedKey(valueAtPath(rec.entry.data, path_), kind), slug)
+      index = { path: path_, kind, map }
+      bucket.values.set(indexKey, index)
+    }
+    const key = typedKey(value, kind)
+    for (const slug of index.map.get(key as Key) ?? []) {
+      if (slug !== excludeSlug && !bucket.inFlight.has(slug)) return slug
+    }
+    return null
+  }
+
+  /**
+   * A page and its total. A sort order of the bucket is kept once answering without it has
+   * cost about what sorting the bucket does (rent or buy, as the SQLite store's materialized
+   * lists): a query asked again and again walks the kept order and stops at the page (with the
+   * total counted once), while a bucket written between reads is never sorted whole in vain.
+   */
+  list (scope: Scope, collection: string, query: ListQuery): ListResult {
+    const bucket = this.existingBucket(scope, collection)
+    if (bucket === undefined) return { items: [], total: 0 }
+    const countKey = conditionsKey(query)
+    const known = bucket.counts.get(countKey)
+    const offset = (query.page - 1) * query.perPage
+    if (known !== undefined && offset >= known) return { items: [], total: known }
+    const predicate = compilePredicate(query)
+    const signature = JSON.stringify(query.sort.map(s => [s.field.name, s.field.kind, s.direction]))
+    let order = bucket.sorted.get(signature)
+    if (order === undefined) {
+      if (bucket.sorted.size >= SORTED_ORDERS) bucket.sorted.delete(bucket.sorted.keys().next().value as string)
+      order = { spent: 0, records: null }
+      bucket.sorted.set(signature, order)
+    }
+    if (order.records === null && order.spent >= bucket.committed.size * SORT_COST_MS) {
+      order.records = sortCandidates(bucket.committed.values(), query.sort)
+    }
+    let result: ListResult
+    if (order.records !== null) {
+      result = selectPage(order.records, predicate, offset, query.perPage, known ?? null)
+    } else {
+      // Without a kept order: the matches only, sorted.
+      const started = performance.now()
+      const matching: Record_[] = []
+      for (const rec of bucket.committed.values()) if (predicate(rec)) matching.push(rec)
+      const page = sortCandidates(matching, query.sort).slice(offset, offset + query.perPage)
+      result = { items: page.map(rec => rec.entry), total: matching.length }
+      order.spent += performance.now() - started
+    }
+    if (known === undefined) bucket.counts.set(countKey, result.total)
+    return result
+  }
+
+  * entries (): Iterable<StoredLocation> {
+    for (const bucket of [...this.buckets.values()]) {
+      for (const rec of [...bucket.committed.values()]) {
+        yield { scope: { ...bucket.scope }, collection: bucket.collection, entry: rec.entry }
+      }
+    }
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  async create (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
+    const bucket = this.writableBucket(scope, collection, input)
+    if (bucket.effective(input.slug) !== undefined) {
+      throw conflict(`An entry with the slug '${input.slug}' already exists in '${collection}'.`)
+    }
+    checkUnique(this, scope, collection, input)
+    const at = this.now()
+    const rec = record(input.slug, input.status, detach(input.data), at, at)
+    return await this.write(bucket, input.slug, rec)
+  }
+
+  async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
+    const bucket = this.writableBucket(scope, collection, input)
+    const current = bucket.effective(input.slug)
+    if (current === undefined) throw notFound(`Entry '${input.slug}' not found in '${collection}'.`)
+    checkUnique(this, scope, collection, input)
+    const rec = record(input.slug, input.status, detach(input.data), current.entry.createdAt, this.now())
+    return await this.write(bucket, input.slug, rec)
+  }
+
+  async delete (scope: Scope, collection: string, slug: string): Promise<boolean> {
+    checkBucket(scope, collection)
+    checkSlug(slug)
+    const bucket = this.buckets.get(this.bucketKey(scope, collection))
+    if (bucket === undefined || bucket.effective(slug) === undefined) return false
+    await this.write(bucket, slug, null)
+    return true
+  }
+
+  private writableBucket (scope: Scope, collection: string, input: EntryInput): Bucket {
+    if (!this.opened) throw new Error('the file store is not open')
+    checkBucket(scope, collection)
+    checkSlug(input.slug)
+    if (!isEntryStatus(input.status)) throw new CmsError('BAD_REQUEST', "Status must be 'draft' or 'published'.")
+    return this.bucket(scope, collection)
+  }
+
+  /**
+   * Registers the write as in flight (synchronously, before any await), writes the file after
+   * the entry's previous write, then commits it to the index. A failed write leaves the index
+   * as the disk is.
+   */
+  private async write (bucket: Bucket, slug: string, rec: Record_ | null): Promise<StoredEntry> {
+    const seq = ++this.seq
+    bucket.inFlight.set(slug, { seq, rec })
+    const chainKey = `${this.bucketKey(bucket.scope, bucket.collection)}\u0000${slug}`
+    const previous = this.chains.get(chainKey)
+    const text = rec === null ? null : fileText(rec)
+    const name = slug + ENTRY_EXT
+    const disk = (async () => {
+      if (previous !== undefined) await previous
+      if (text === null) {
+        await this.writer.remove(bucket.dir, name)
+      } else {
+        await bucket.ensureDir()
+        try {
+          await this.writer.write(bucket.dir, name, text)
+        } catch (err) {
+          if ((err as { code?: string }).code === 'ENOENT') bucket.forgetDir()
+          throw err
+        }
+      }
+    })()
+    const tail = disk.then(() => {}, () => {})
+    this.chains.set(chainKey, tail)
+    this.writing.add(disk)
+    try {
+      await disk
+      bucket.commit(slug, rec)
+      return rec?.entry as StoredEntry
+    } finally {
+      this.writing.delete(disk)
+      if (this.chains.get(chainKey) === tail) this.chains.delete(chainKey)
+      if (bucket.inFlight.get(slug)?.seq === seq) bucket.inFlight.delete(slug)
+    }
+  }
+}
+
+/** The data as stored: a JSON round trip detaches it from the caller and drops what JSON cannot hold. */
+function detach (data: Record<string, unknown>): Record<string, unknown> {
+  const json = JSON.stringify(data)
+  if (typeof json !== 'string') throw new CmsError('BAD_REQUEST', 'Entry data must be a JSON object.')
+  return JSON.parse(json) as Record<string, unknown>
+}
+
+function sameValue (stored: unknown, value: string | number | boolean): boolean {
+  return typeof stored === typeof value && stored === value
+}

@@ -1,0 +1,706 @@
+// The SQLite store (CMS_STORE=sqlite): one database file `<data>/lectern.db` in WAL mode, a row
+// per entry keyed by (environment, collection, locale — '' when locales are off, slug) holding
+// the data as JSON text, the status and the timestamps; `entry_search` holds each entry's
+// folded search text for `_q` (values.ts `searchText`).
+//
+// Writes: group commit. A write is queued and the queue is committed as one transaction at the
+// end of the event-loop turn (setImmediate), each write in its own savepoint so a failing row
+// fails only its own promise; every promise settles after the shared COMMIT, which with
+// `synchronous=FULL` has reached the disk. Reads see committed data only. A create's duplicate
+// slug surfaces as the row's UNIQUE violation (CONFLICT); findByValue also looks at the queued
+// writes, so a unique check followed in the same turn by its write cannot miss a write in flight.
+//
+// Lists: lib/query/sql.ts turns the query into WHERE/ORDER BY over SQLite's JSON functions.
+// prepareCollection gives each collection expression indexes (its scalar fields, default_sort,
+// unique fields). A filtered count is computed once per collection version (until the next
+// write to it); a page walks the sort's index when the counts say that is cheaper than sorting
+// the matches; a query asked repeatedly is materialized as an ordered list of row ids (see
+// ResultState); pages and single reads come from caches of parsed entries, which a write to
+// the entry (or the end of the flush that wrote it) keeps exact.
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import Database, { type Database as SqliteDatabase, type Statement } from 'better-sqlite3'
+import { LRUCache } from 'lru-cache'
+import { CmsError, conflict, notFound } from '../errors.js'
+import { INSTANT_FUNCTION, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
+import { instant, searchText, valueAtPath } from '../query/values.js'
+import {
+  CollectionCache, checkUnique, conditionsKey, defaultSortKey, frozenEntry, isEntryStatus, isLookupValue, lookupKind, timestamps,
+  indexableFieldRefs, silentLogger, uniqueFieldRefs, type StoreLogger, type StoreOptions
+} from './common.js'
+import { checkBucket, checkSlug, isCollectionName, isSlug } from './names.js'
+import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
+import type { ResolvedSchema } from '../../types/schema.js'
+import type { Scope } from '../../types/scope.js'
+import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation } from '../../types/store.js'
+
+export const DATABASE_FILE = 'lectern.db'
+
+/** Bumped when the search text's folding changes (values.ts `fold`), or with Node's Unicode tables. */
+const SEARCH_VERSION = `1/${process.versions.unicode ?? ''}`
+const SCHEMA_VERSION = '1'
+const STATEMENT_CACHE = 500
+/** Entries kept parsed (by row id) for list pages. */
+const ROW_CACHE = 20_000
+/** Row ids kept in materialized lists, over all collections (8 bytes each). */
+const MATERIALIZED_IDS = 2_000_000
+/** Expression indexes per collection at most: each one costs every write to the collection. */
+const MAX_COLLECTION_INDEXES = 24
+const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, data'
+
+/**
+ * A list query (conditions and sort) within a collection version. Its pages are answered by
+ * direct SQL (`spent` adds up what that cost) until the cost reaches what counting its matches
+ * did; then its matches are materialized, in order, as row ids, and each page is a slice. A
+ * query asked once costs one SQL page; a query asked again and again costs an id slice,
+ * whatever the page; the work wasted on a materialization that a write discards is bounded by
+ * what the direct pages had already cost (the rent-or-buy rule).
+ */
+interface ResultState {
+  spent: number
+  ids: Float64Array | null
+}
+
+interface EntryRow {
+  slug: string
+  status: EntryStatus
+  created_at: string
+  updated_at: string
+  data: string
+}
+
+interface WriteOperation {
+  kind: 'create' | 'update'
+  scope: Scope
+  collection: string
+  /** The locale column: '' when locales are off. */
+  locale: string
+  slug: string
+  status: EntryStatus
+  data: Record<string, unknown>
+  json: string
+  search: string
+  at: string
+}
+
+interface DeleteOperation {
+  kind: 'delete'
+  scope: Scope
+  collection: string
+  locale: string
+  slug: string
+}
+
+type Operation = WriteOperation | DeleteOperation
+
+interface Pending {
+  op: Operation
+  resolve: (value: unknown) => void
+  reject: (err: unknown) => void
+  result?: { ok: true, value: unknown } | { ok: false, error: unknown }
+  /** The row an update or delete changed (for the row cache). */
+  rowId?: number
+}
+
+const localeKey = (scope: Scope): string => scope.locale ?? ''
+
+export class SqliteStore implements ContentStore {
+  readonly kind = 'sqlite' as const
+  private db: SqliteDatabase | null = null
+  private readonly file: string
+  private readonly log: StoreLogger
+  private readonly now: () => string
+  private readonly statements = new Map<string, Statement>()
+  /** Per collection until its next write: counts, with what computing them cost (ms). */
+  private readonly counts = new CollectionCache<{ count: number, cost: number }>()
+  /** Per collection until its next write: each list query's direct cost so far, or its ordered ids. */
+  private readonly results = new CollectionCache<ResultState>()
+  private materializedIds = 0
+  /** Entries by row id, as lists hand them out; a write to a row drops it. */
+  private readonly rows = new LRUCache<number, StoredEntry>({ max: ROW_CACHE })
+  /** Entries by key (environment, collection, locale, slug), as get hands them out; a write to the key drops it. */
+  private readonly keyed = new LRUCache<string, StoredEntry>({ max: ROW_CACHE })
+  private queue: Pending[] = []
+  private flushTimer: NodeJS.Immediate | null = null
+  private writeBatch: ((batch: Pending[]) => void) | null = null
+  /** The expression indexes of each collection (names), as prepareCollection left them. */
+  private readonly indexes = new Map<string, Set<string>>()
+  /** Rows when the statistics were last gathered, and rows written since. */
+  private analyzedRows = 0
+  private writesSinceAnalyze = 0
+  private analyzeTimer: NodeJS.Immediate | null = null
+
+  constructor (options: StoreOptions) {
+    this.file = path.join(options.dataDir, DATABASE_FILE)
+    this.log = options.log ?? silentLogger
+    this.now = timestamps(options)
+  }
+
+  // ---- life cycle ---------------------------------------------------------------------------
+
+  async open (): Promise<void> {
+    if (this.db !== null) return
+    mkdirSync(path.dirname(this.file), { recursive: true })
+    const db = new Database(this.file)
+    try {
+      db.pragma('journal_mode = WAL')
+      // FULL: each COMMIT is on disk before it returns, so a resolved write survives a power cut.
+      db.pragma('synchronous = FULL')
+      db.pragma('busy_timeout = 5000')
+      db.pragma('cache_size = -65536')
+      db.pragma('temp_store = MEMORY')
+      // Expression indexes call lectern_instant; it must be trusted inside the schema.
+      db.pragma('trusted_schema = ON')
+      db.function(INSTANT_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? instant(value) : null))
+      this.migrate(db)
+    } catch (err) {
+      db.close()
+      throw err
+    }
+    this.db = db
+    this.writeBatch = this.batchTransaction(db)
+    for (const name of db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND name LIKE 'ix:%'").pluck().all() as string[]) {
+      const collection = name.split(':')[1] as string
+      const set = this.indexes.get(collection) ?? new Set()
+      set.add(name)
+      this.indexes.set(collection, set)
+    }
+    this.analyzedRows = Number(db.prepare("SELECT value FROM meta WHERE key = 'analyzed_rows'").pluck().get() ?? 0)
+    this.scheduleAnalyze()
+  }
+
+  async close (): Promise<void> {
+    if (this.db === null) return
+    if (this.flushTimer !== null) {
+      clearImmediate(this.flushTimer)
+      this.flush()
+    }
+    if (this.analyzeTimer !== null) clearImmediate(this.analyzeTimer)
+    this.analyzeTimer = null
+    this.db.close()
+    this.db = null
+    this.statements.clear()
+    this.counts.clear()
+    this.results.clear()
+    this.rows.clear()
+    this.keyed.clear()
+    this.materializedIds = 0
+    this.indexes.clear()
+  }
+
+  /** Checks the statistics after the current turn (never inside a write's promise). */
+  private scheduleAnalyze (): void {
+    if (this.analyzeTimer !== null) return
+    this.analyzeTimer = setImmediate(() => {
+      this.analyzeTimer = null
+      try {
+        this.analyzeIfStale()
+      } catch (err) {
+        this.log.warn({ err }, 'gathering query planner statistics failed')
+      }
+    })
+  }
+
+  /**
+   * The planner's statistics (ANALYZE) are gathered again whenever the number of rows has
+   * doubled or halved since the last time: it chooses between a filter's index and the sort's
+   * from them. A full ANALYZE costs about a second per million rows; doubling keeps it rare.
+   */
+  private analyzeIfStale (): void {
+    const db = this.database
+    this.writesSinceAnalyze = 0
+    const rows = db.prepare('SELECT count(*) FROM entries').pluck().get() as number
+    if (rows < 1000 && this.analyzedRows < 1000) return
+    if (rows <= this.analyzedRows * 2 && rows * 2 >= this.analyzedRows) return
+    const started = Date.now()
+    analyze(db, null)
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('analyzed_rows', ?)").run(String(rows))
+    this.analyzedRows = rows
+    this.statements.clear()
+    this.log.info({ rows, ms: Date.now() - started }, 'query planner statistics gathered')
+  }
+
+  private migrate (db: SqliteDatabase): void {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS entries (
+        id INTEGER PRIMARY KEY,
+        environment TEXT NOT NULL,
+        collection TEXT NOT NULL,
+        locale TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('draft', 'published')),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries (environment, collection, locale, slug);
+      CREATE INDEX IF NOT EXISTS entries_status ON entries (environment, collection, locale, status, slug);
+      CREATE INDEX IF NOT EXISTS entries_created ON entries (environment, collection, locale, created_at, slug);
+      CREATE INDEX IF NOT EXISTS entries_updated ON entries (environment, collection, locale, updated_at, slug);
+      CREATE TABLE IF NOT EXISTS entry_search (id INTEGER PRIMARY KEY, search TEXT NOT NULL);
+    `)
+    const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck()
+    const setMeta = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)')
+    const version = meta.get('schema_version') as string | undefined
+    if (version !== undefined && version !== SCHEMA_VERSION) {
+      throw new Error(`${DATABASE_FILE} has storage version ${version}; this server understands ${SCHEMA_VERSION}`)
+    }
+    setMeta.run('schema_version', SCHEMA_VERSION)
+    if (meta.get('search_version') !== SEARCH_VERSION) {
+      this.rebuildSearch(db)
+      setMeta.run('search_version', SEARCH_VERSION)
+    }
+  }
+
+  /** Recomputes every search text (after a change of case folding), in batches. */
+  private rebuildSearch (db: SqliteDatabase): void {
+    const select = db.prepare('SELECT id, data FROM entries WHERE id > ? ORDER BY id LIMIT 1000')
+    const upsert = db.prepare('INSERT OR REPLACE INTO entry_search (id, search) VALUES (?, ?)')
+    let last = 0
+    let count = 0
+    db.transaction(() => {
+      db.exec('DELETE FROM entry_search WHERE id NOT IN (SELECT id FROM entries)')
+      for (;;) {
+        const rows = select.all(last) as Array<{ id: number, data: string }>
+        if (rows.length === 0) break
+        for (const row of rows) {
+          upsert.run(row.id, searchText(JSON.parse(row.data)))
+          last = row.id
+          count++
+        }
+      }
+    })()
+    if (count > 0) this.log.info({ entries: count }, 'rebuilt the search text of every entry')
+  }
+
+  private get database (): SqliteDatabase {
+    if (this.db === null) throw new Error('the SQLite store is not open')
+    return this.db
+  }
+
+  /** A prepared statement, cached by its text (the text holds no values, only placeholders). */
+  private statement (sql: string): Statement {
+    let stmt = this.statements.get(sql)
+    if (stmt === undefined) {
+      stmt = this.database.prepare(sql)
+      if (this.statements.size >= STATEMENT_CACHE) this.statements.delete(this.statements.keys().next().value as string)
+      this.statements.set(sql, stmt)
+    }
+    return stmt
+  }
+
+  async ensureCollection (collection: string): Promise<void> {
+    // Rows need no storage location; the name is still checked like everywhere else.
+    checkBucket({ environment: 'default', locale: null }, collection)
+  }
+
+  /**
+   * Expression indexes over the collection's rows (partial indexes, WHERE collection = '<name>'):
+   * one per scalar field lists can filter and sort on (values.ts typing, then slug, so a sort
+   * with its tie-break walks the index), the default_sort field in its default direction, and
+   * each unique field as findByValue compares it. Indexes made for an earlier version of
+   * the schema are dropped. Idempotent: an unchanged schema costs one catalogue lookup.
+   */
+  prepareCollection (schema: ResolvedSchema): void {
+    const collection = schema.name
+    if (!isCollectionName(collection)) return
+    const db = this.database
+    const wanted = new Map<string, string>()
+    const add = (field: FieldRef, direction: 'ASC' | 'DESC'): void => {
+      const key = indexKeySql(field.path, field.kind)
+      if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) return
+      const columns = `environment, locale, ${key} ${direction}, slug`
+      const name = indexName(collection, columns)
+      wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
+    }
+    const sort = defaultSortKey(schema)
+    if (sort !== null && !sort.field.system && !sort.field.array) add(sort.field, sort.direction === 'desc' ? 'DESC' : 'ASC')
+    // An index walked backwards yields equal keys in descending slug order, which SQLite then
+    // re-sorts (the slug tie-break is ascending either way): each field gets the direction lists
+    // usually want, newest or largest first for dates and numbers, A to Z for text.
+    const scalars = indexableFieldRefs(schema)
+    const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
+    // Any direction serves findByValue's equality; a unique date field is looked up as text.
+    for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'ASC')
+    for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'DESC' : 'ASC')
+
+    const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND substr(name, 1, ?) = ?")
+      .pluck().all(collection.length + 4, `ix:${collection}:`) as string[]
+    const changed = existing.some(name => !wanted.has(name)) || [...wanted.keys()].some(name => !existing.includes(name))
+    this.indexes.set(collection, new Set(wanted.keys()))
+    if (!changed) return
+    const started = Date.now()
+    db.transaction(() => {
+      for (const name of existing) if (!wanted.has(name)) db.exec(`DROP INDEX IF EXISTS "${name}"`)
+      for (const sql of wanted.values()) db.exec(sql)
+    })()
+    // Statistics let the planner choose between a filter's index and the sort's; plans are made
+    // against the indexes that exist, so the prepared statements go.
+    if (this.analyzedRows > 0) analyze(db, 'entries')
+    this.statements.clear()
+    this.log.info({ collection, indexes: wanted.size, ms: Date.now() - started }, 'collection indexes prepared')
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  get (scope: Scope, collection: string, slug: string): StoredEntry | undefined {
+    checkBucket(scope, collection)
+    if (!isSlug(slug)) return undefined
+    const key = entryKey(scope.environment, collection, localeKey(scope), slug)
+    const cached = this.keyed.get(key)
+    if (cached !== undefined) return cached
+    const row = this.statement(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug = ?`)
+      .get(scope.environment, localeKey(scope), slug) as EntryRow | undefined
+    if (row === undefined) return undefined
+    const entry = toEntry(row)
+    this.keyed.set(key, entry)
+    return entry
+  }
+
+  getMany (scope: Scope, collection: string, slugs: readonly string[]): Map<string, StoredEntry> {
+    checkBucket(scope, collection)
+    const out = new Map<string, StoredEntry>()
+    const wanted = [...new Set(slugs.filter(isSlug))]
+    if (wanted.length === 0) return out
+    const rows = this.statement(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug IN (SELECT value FROM json_each(?))`)
+      .all(scope.environment, localeKey(scope), JSON.stringify(wanted)) as EntryRow[]
+    for (const row of rows) out.set(row.slug, toEntry(row))
+    return out
+  }
+
+  findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): string | null {
+    checkBucket(scope, collection)
+    if (!isLookupValue(value)) return null
+    const segments = dottedPath.split('.')
+    const locale = localeKey(scope)
+    // Writes queued but not yet committed decide for their slugs: the latest one per slug.
+    const queued = new Map<string, Operation>()
+    for (const p of this.queue) {
+      const op = p.op
+      if (op.collection === collection && op.scope.environment === scope.environment && op.locale === locale) queued.set(op.slug, op)
+    }
+    for (const op of queued.values()) {
+      if (op.kind !== 'delete' && op.slug !== excludeSlug && sameValue(valueAtPath(op.data, segments), value)) return op.slug
+    }
+    const field: FieldRef = { name: dottedPath, path: segments, system: false, kind: lookupKind(value), array: false }
+    const params: Params = [scope.environment, locale]
+    const key = keySql(field, params)
+    params.push(typeof value === 'boolean' ? (value ? 1 : 0) : value)
+    const stmt = this.statement(`SELECT slug FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND ${key} = ?`).pluck()
+    for (const slug of stmt.iterate(...params) as IterableIterator<string>) {
+      if (slug === excludeSlug || queued.has(slug)) continue
+      return slug
+    }
+    return null
+  }
+
+  list (scope: Scope, collection: string, query: ListQuery): ListResult {
+    checkBucket(scope, collection)
+    const locale = localeKey(scope)
+    const bucket = `${scope.environment}\u0000${locale}`
+    const conditionsText = conditionsKey(query)
+    const resultKey = `${bucket}\u0000${conditionsText}\u0000${sortKey(query)}`
+    const offset = (query.page - 1) * query.perPage
+    let state = this.results.get(collection, resultKey)
+    // A materialized query needs no SQL at all.
+    if (state?.ids != null) return { items: this.entriesById(state.ids.subarray(offset, offset + query.perPage)), total: state.ids.length }
+
+    const params: Params = [scope.environment, locale]
+    const conditions = conditionsSql(query, params)
+    const where = [`environment = ? AND collection = '${collection}' AND locale = ?`, ...conditions].join(' AND ')
+    const counted = this.count(collection, `${bucket}\u0000${conditionsText}`, where, params)
+    const total = counted.count
+    if (offset >= total) return { items: [], total }
+
+    const orderParams: Params = []
+    const order = orderSql(query.sort, orderParams)
+    if (state === undefined) {
+      state = { spent: 0, ids: null }
+      this.results.set(collection, resultKey, state)
+    }
+    if (state.spent >= counted.cost && total <= MATERIALIZED_IDS / 4) {
+      state.ids = this.materialize(where, order, params, orderParams)
+      return { items: this.entriesById(state.ids.subarray(offset, offset + query.perPage)), total: state.ids.length }
+    }
+
+    const started = performance.now()
+    // SQLite's planner tends to take the index of a filter and sort every match, where walking
+    // the sort's index and stopping after the page is cheaper. It cannot know; the counts tell:
+    // walking reads about (offset + page) × rows / matches rows, sorting reads every match.
+    let hint = ''
+    if (conditions.length > 0) {
+      const rows = this.count(collection, bucket, `environment = ? AND collection = '${collection}' AND locale = ?`, [scope.environment, locale]).count
+      if ((offset + query.perPage) * rows < total * total) {
+        const index = this.sortIndex(collection, query.sort)
+        if (index !== null) hint = ` INDEXED BY "${index}"`
+      }
+    }
+    const ids = this.statement(`SELECT id FROM entries${hint} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`).pluck()
+      .all(...params, ...orderParams, query.perPage, offset) as number[]
+    const items = this.entriesById(ids)
+    state.spent += performance.now() - started
+    return { items, total }
+  }
+
+  /** A count, cached until the next write to the collection, with what computing it cost. */
+  private count (collection: string, key: string, where: string, params: Params): { count: number, cost: number } {
+    let counted = this.counts.get(collection, key)
+    if (counted === undefined) {
+      const started = performance.now()
+      const count = this.statement(`SELECT count(*) FROM entries WHERE ${where}`).pluck().get(...params) as number
+      counted = { count, cost: performance.now() - started }
+      this.counts.set(collection, key, counted)
+    }
+    return counted
+  }
+
+  /** Every match of a list query, in order, as row ids. */
+  private materialize (where: string, order: string, params: Params, orderParams: Params): Float64Array {
+    const ids = Float64Array.from(this.statement(`SELECT id FROM entries WHERE ${where} ORDER BY ${order}`).pluck()
+      .all(...params, ...orderParams) as number[])
+    this.materializedIds += ids.length
+    if (this.materializedIds > MATERIALIZED_IDS) {
+      // The running sum also counts lists that writes have discarded since: count again.
+      this.materializedIds = ids.length
+      for (const state of this.results.values()) this.materializedIds += state.ids?.length ?? 0
+      if (this.materializedIds > MATERIALIZED_IDS) {
+        // Over budget: start again from this one (the others are rebuilt when asked for enough).
+        this.results.clear()
+        this.materializedIds = ids.length
+      }
+    }
+    return ids
+  }
+
+  /** Entries by row id, in the order given: from the row cache, the rest in one query. */
+  private entriesById (ids: ArrayLike<number>): StoredEntry[] {
+    const out = new Array<StoredEntry>(ids.length)
+    let missing: number[] | null = null
+    for (let i = 0; i < ids.length; i++) {
+      const entry = this.rows.get(ids[i] as number)
+      if (entry !== undefined) out[i] = entry
+      else (missing ??= []).push(ids[i] as number)
+    }
+    if (missing !== null) {
+      const rows = this.statement(`SELECT id, ${ENTRY_COLUMNS} FROM entries WHERE id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(missing)) as Array<EntryRow & { id: number }>
+      const found = new Map<number, StoredEntry>()
+      for (const row of rows) {
+        const entry = toEntry(row)
+        found.set(row.id, entry)
+        this.rows.set(row.id, entry)
+      }
+      for (let i = 0; i < ids.length; i++) {
+        if (out[i] === undefined) {
+          const entry = found.get(ids[i] as number)
+          if (entry === undefined) throw new Error('a listed row is gone')
+          out[i] = entry
+        }
+      }
+    }
+    return out
+  }
+
+  /** The index that yields rows in the order of the first sort key (then slug), or null. */
+  private sortIndex (collection: string, sort: readonly SortKey[]): string | null {
+    const first = sort[0]
+    if (first === undefined) return 'entries_key'
+    if (first.field.system) {
+      return { _slug: 'entries_key', _created_at: 'entries_created', _updated_at: 'entries_updated' }[first.field.name] ?? null
+    }
+    const key = indexKeySql(first.field.path, first.field.kind)
+    const existing = this.indexes.get(collection)
+    if (key === null || existing === undefined) return null
+    // The index in the sort's own direction keeps the slug tie-break in order; the other one,
+    // walked backwards, needs equal keys re-sorted, which SQLite does in small groups.
+    const own = indexName(collection, `environment, locale, ${key} ${first.direction === 'desc' ? 'DESC' : 'ASC'}, slug`)
+    const other = indexName(collection, `environment, locale, ${key} ${first.direction === 'desc' ? 'ASC' : 'DESC'}, slug`)
+    return existing.has(own) ? own : existing.has(other) ? other : null
+  }
+
+  * entries (): Iterable<StoredLocation> {
+    // Keyset pages: no cursor stays open while the consumer runs, so it may use the store.
+    let last = 0
+    for (;;) {
+      const rows = this.statement(`SELECT id, environment, collection, locale, ${ENTRY_COLUMNS} FROM entries WHERE id > ? ORDER BY id LIMIT 500`)
+        .all(last) as Array<EntryRow & { id: number, environment: string, collection: string, locale: string }>
+      if (rows.length === 0) return
+      for (const row of rows) {
+        last = row.id
+        yield { scope: { environment: row.environment, locale: row.locale === '' ? null : row.locale }, collection: row.collection, entry: toEntry(row) }
+      }
+    }
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  async create (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
+    const at = this.now()
+    const op = this.writeOperation('create', scope, collection, input, at)
+    await this.enqueue(op)
+    // The data as stored (and as a later read returns it), detached from the caller's object.
+    return frozenEntry(input.slug, input.status, JSON.parse(op.json), at, at)
+  }
+
+  async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
+    const at = this.now()
+    const op = this.writeOperation('update', scope, collection, input, at)
+    const createdAt = await this.enqueue(op) as string
+    return frozenEntry(input.slug, input.status, JSON.parse(op.json), createdAt, at)
+  }
+
+  async delete (scope: Scope, collection: string, slug: string): Promise<boolean> {
+    checkBucket(scope, collection)
+    checkSlug(slug)
+    return await this.enqueue({ kind: 'delete', locale: localeKey(scope), scope, collection, slug }) as boolean
+  }
+
+  private writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): WriteOperation {
+    checkBucket(scope, collection)
+    checkSlug(input.slug)
+    if (!isEntryStatus(input.status)) throw new CmsError('BAD_REQUEST', "Status must be 'draft' or 'published'.")
+    checkUnique(this, scope, collection, input)
+    const json = JSON.stringify(input.data)
+    if (typeof json !== 'string') throw new CmsError('BAD_REQUEST', 'Entry data must be a JSON object.')
+    return { kind, locale: localeKey(scope), scope, collection, slug: input.slug, status: input.status, data: input.data, json, search: searchText(input.data), at }
+  }
+
+  private enqueue (op: Operation): Promise<unknown> {
+    if (this.db === null) return Promise.reject(new Error('the SQLite store is not open'))
+    return new Promise((resolve, reject) => {
+      this.queue.push({ op, resolve, reject })
+      this.flushTimer ??= setImmediate(() => { this.flush() })
+    })
+  }
+
+  /** Commits every queued write in one transaction, then settles each promise. */
+  private flush (): void {
+    this.flushTimer = null
+    const batch = this.queue
+    this.queue = []
+    if (batch.length === 0) return
+    try {
+      (this.writeBatch as (batch: Pending[]) => void)(batch)
+    } catch (err) {
+      // The COMMIT failed: nothing of the batch is stored.
+      this.log.error({ err, writes: batch.length }, 'write transaction failed')
+      for (const p of batch) p.reject(err)
+      return
+    }
+    for (const p of batch) {
+      this.counts.invalidate(p.op.collection)
+      this.results.invalidate(p.op.collection)
+      if (p.rowId !== undefined) this.rows.delete(p.rowId)
+      this.keyed.delete(entryKey(p.op.scope.environment, p.op.collection, p.op.locale, p.op.slug))
+    }
+    this.writesSinceAnalyze += batch.length
+    if (this.writesSinceAnalyze >= Math.max(1000, this.analyzedRows)) this.scheduleAnalyze()
+    for (const p of batch) {
+      const result = p.result
+      if (result === undefined || !result.ok) p.reject(result?.error ?? new Error('write not applied'))
+      else p.resolve(result.value)
+    }
+  }
+
+  private batchTransaction (db: SqliteDatabase): (batch: Pending[]) => void {
+    const insert = db.prepare('INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    // The collection is written into the SQL, never bound: a bound value compared with the
+    // partial indexes' `collection = '<name>'` makes SQLite re-plan the statement at every call.
+    const update = (collection: string): Statement => this.statement(`UPDATE entries SET status = ?, updated_at = ?, data = ? WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug = ? RETURNING id, created_at`)
+    const remove = (collection: string): Statement => this.statement(`DELETE FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug = ? RETURNING id`)
+    const setSearch = db.prepare('INSERT OR REPLACE INTO entry_search (id, search) VALUES (?, ?)')
+    const removeSearch = db.prepare('DELETE FROM entry_search WHERE id = ?')
+
+    // Nested inside the batch's transaction, each runs in a savepoint: its failure undoes only itself.
+    const apply = db.transaction((p: Pending): unknown => {
+      const op = p.op
+      const env = op.scope.environment
+      switch (op.kind) {
+        case 'create': {
+          let id: number | bigint
+          try {
+            id = insert.run(env, op.collection, op.locale, op.slug, op.status, op.at, op.at, op.json).lastInsertRowid
+          } catch (err) {
+            if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+              throw conflict(`An entry with the slug '${op.slug}' already exists in '${op.collection}'.`)
+            }
+            throw err
+          }
+          setSearch.run(id, op.search)
+          return undefined
+        }
+        case 'update': {
+          const row = update(op.collection).get(op.status, op.at, op.json, env, op.locale, op.slug) as { id: number, created_at: string } | undefined
+          if (row === undefined) throw notFound(`Entry '${op.slug}' not found in '${op.collection}'.`)
+          p.rowId = row.id
+          setSearch.run(row.id, op.search)
+          return row.created_at
+        }
+        case 'delete': {
+          const row = remove(op.collection).get(env, op.locale, op.slug) as { id: number } | undefined
+          if (row === undefined) return false
+          p.rowId = row.id
+          removeSearch.run(row.id)
+          return true
+        }
+      }
+    })
+
+    return db.transaction((batch: Pending[]) => {
+      for (const p of batch) {
+        try {
+          p.result = { ok: true, value: apply(p) }
+        } catch (error) {
+          p.result = { ok: false, error }
+          // An I/O error or a full disk ends the whole transaction: let the batch fail.
+          if (!db.inTransaction) throw error
+        }
+      }
+    })
+  }
+}
+
+/**
+ * ANALYZE, keeping the per-index averages (sqlite_stat1) only. The value samples of
+ * sqlite_stat4 make SQLite re-plan a statement each time a parameter compared with an indexed
+ * column is bound anew, which costs more than the lookup itself; list plans are chosen here.
+ */
+function analyze (db: SqliteDatabase, table: string | null): void {
+  db.exec(table === null ? 'ANALYZE' : `ANALYZE ${table}`)
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat4'").get() !== undefined) {
+    db.exec("DELETE FROM sqlite_stat4 WHERE tbl = 'entries'; ANALYZE sqlite_schema")
+  }
+}
+
+function entryKey (environment: string, collection: string, locale: string, slug: string): string {
+  return `${environment}\u0000${collection}\u0000${locale}\u0000${slug}`
+}
+
+/** A stable text of a query's sort. */
+function sortKey (query: ListQuery): string {
+  return JSON.stringify(query.sort.map(s => [s.field.name, s.field.kind, s.direction]))
+}
+
+function toEntry (row: EntryRow): StoredEntry {
+  return frozenEntry(row.slug, row.status, JSON.parse(row.data) as Record<string, unknown>, row.created_at, row.updated_at)
+}
+
+function sameValue (stored: unknown, value: string | number | boolean): boolean {
+  return typeof stored === typeof value && stored === value
+}
+
+/** The name of a collection's expression index: `ix:<collection>:<hash of its columns>`. */
+function indexName (collection: string, columns: string): string {
+  return `ix:${collection}:${hash(columns)}`
+}
+
+/** A short, stable name part for an index definition (FNV-1a, 32 bits, hex). */
+function hash (text: string): string {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193) >>> 0
+  }
+  return h.toString(16).padStart(8, '0')
+}

@@ -1,0 +1,47 @@
+// The content store (CMS_STORE): opened at registration, closed on close. Collections get their
+// storage location when a schema is created (interface.md Schemas rule 8) and their indexes from
+// every resolved schema: at start and after each schema create or update.
+import fp from 'fastify-plugin'
+import { createStore } from '../lib/store/index.js'
+import type { SchemaEvent } from '../types/events.js'
+import type { ContentStore } from '../types/store.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The content store chosen by CMS_STORE (types/store.ts). */
+    store: ContentStore
+  }
+}
+
+export default fp(async (fastify) => {
+  const { config } = fastify
+  const store = createStore(config.store, {
+    dataDir: config.dataDir,
+    environments: config.environments,
+    locales: config.locales,
+    log: fastify.log.child({ component: 'store' })
+  })
+  await store.open()
+  fastify.decorate('store', store)
+
+  // Every collection, not only the one written: a change to a parent schema changes its children.
+  // Unchanged collections cost one catalogue lookup. Without the registry there is nothing to do.
+  const prepareAll = (): void => {
+    if (!fastify.hasDecorator('schemas')) return
+    for (const model of fastify.schemas.collections()) store.prepareCollection(model.schema)
+  }
+
+  const unsubscribe = fastify.events.on(async (event) => {
+    if (event.event !== 'schema.created' && event.event !== 'schema.updated') return
+    if (event.event === 'schema.created') await store.ensureCollection((event as SchemaEvent).name)
+    prepareAll()
+  })
+
+  // The registry may register after this plugin: prepare once every plugin is loaded.
+  fastify.addHook('onReady', async () => { prepareAll() })
+
+  fastify.addHook('onClose', async () => {
+    unsubscribe()
+    await store.close()
+  })
+}, { name: 'store', dependencies: ['config', 'events', 'data'], fastify: '5.x' })

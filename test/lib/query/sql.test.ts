@@ -1,0 +1,68 @@
+// lib/query/sql.ts: values only ever as bound parameters, field names never as raw SQL, and
+// keys of any shape still found (checked against both stores).
+import path from 'node:path'
+import t from 'tap'
+import { parseListQuery } from '../../../lib/query/parse.js'
+import { conditionsSql, indexKeySql, jsonPath, orderSql } from '../../../lib/query/sql.js'
+import { createStore } from '../../../lib/store/index.js'
+import type { ResolvedSchema } from '../../../types/schema.js'
+import { STORES, tempDir } from '../../helper.js'
+
+const loose: ResolvedSchema = {
+  name: 'posts',
+  reusable: false,
+  strict: false,
+  extends: null,
+  fields: { title: { field_type: 'string' }, views: { field_type: 'integer' }, tags: { field_type: 'multiselect', options: ['a'] } }
+}
+const sqlOf = (raw: Record<string, unknown>): { sql: string, params: unknown[] } => {
+  const query = parseListQuery(raw, loose, { seesDrafts: true })
+  const params: unknown[] = []
+  const sql = [...conditionsSql(query, params), orderSql(query.sort, params)].join(' | ')
+  return { sql, params }
+}
+
+t.test('values are bound, never written into the SQL', async t => {
+  const evil = "x'); DROP TABLE entries; --"
+  for (const raw of [{ title: evil }, { 'title[contains]': evil }, { 'title[starts]': evil }, { 'title[in]': `${evil},b` }, { 'tags[nin]': evil }, { _q: evil }, { 'views[gt]': '1' }]) {
+    const { sql, params } = sqlOf(raw)
+    t.notMatch(sql, /DROP|x'\)/, `no value in the SQL text: ${Object.keys(raw)[0] ?? ''}`)
+    t.ok(params.length > 0, 'the value travels as a parameter')
+    t.equal((sql.match(/\?/g) ?? []).length, params.length, 'one parameter per placeholder')
+  }
+})
+
+t.test('field paths: identifiers inline (indexable), anything else bound', async t => {
+  t.equal(jsonPath(['seo', 'title']), '$.seo.title')
+  t.equal(jsonPath(['a b', 'x"y', 'ok-1']), '$."a b"."x\\"y".ok-1')
+  const plain = sqlOf({ title: 'x' })
+  t.match(plain.sql, /'\$\.title'/)
+  t.same(plain.params, ['x'])
+  for (const name of ["it's", 'a"b', 'a b', "x') OR 1=1 --", 'ünï', '0']) {
+    const { sql, params } = sqlOf({ [name]: 'v', _sort: name })
+    t.notOk(sql.includes(name), `${JSON.stringify(name)} is not in the SQL text`)
+    t.ok(params.includes(jsonPath([name])), 'its JSON path is a parameter')
+    t.equal((sql.match(/\?/g) ?? []).length, params.length)
+  }
+  t.equal(indexKeySql(['a b'], 'string'), null, 'only identifier paths get indexes')
+  t.match(indexKeySql(['title'], 'string'), /^CASE WHEN json_type\(data, '\$\.title'\) = 'text'/)
+})
+
+for (const kind of STORES) {
+  t.test(`store=${kind}: keys of any shape are found`, async t => {
+    const store = createStore(kind, { dataDir: path.join(tempDir(t), 'data') })
+    await store.open()
+    t.teardown(() => store.close())
+    const scope = { environment: 'default', locale: null }
+    const odd = { "it's": 'q', 'a"b': 'dq', 'a b': 'sp', 'x.y': 'dot', ünï: 'u', '[0]': 'br', nested: { 'k"': 'n' } }
+    await store.create(scope, 'posts', { slug: 'odd', status: 'published', data: odd })
+    await store.create(scope, 'posts', { slug: 'plain', status: 'published', data: { title: 'p' } })
+    const find = (raw: Record<string, unknown>): string[] => store.list(scope, 'posts', parseListQuery(raw, loose, { seesDrafts: true })).items.map(e => e.slug)
+    for (const key of ["it's", 'a"b', 'a b', 'ünï']) t.same(find({ [key]: odd[key as keyof typeof odd] }), ['odd'], `key ${JSON.stringify(key)}`)
+    t.same(find({ 'nested.k"': 'n' }), ['odd'])
+    t.same(find({ "it's[exists]": 'false' }), ['plain'])
+    t.same(find({ _sort: '-a b' }), ['odd', 'plain'])
+    t.same(find({ title: "p' OR '1'='1" }), [])
+    t.equal(store.findByValue(scope, 'posts', 'a"b', 'dq', null), 'odd')
+  })
+}

@@ -1,0 +1,99 @@
+// The store plugin alone on a bare instance: config, events, data, a fake schema registry.
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import Fastify, { type FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import configPlugin from '../../plugins/config.js'
+import dataPlugin from '../../plugins/data.js'
+import eventsPlugin from '../../plugins/events.js'
+import storePlugin from '../../plugins/store.js'
+import type { CollectionModel, ResolvedSchema, SchemaRegistry } from '../../types/schema.js'
+import { STORES, tempDir, testConfig, type Env } from '../helper.js'
+
+const scope = { environment: 'default', locale: null }
+
+const schema = (over: Partial<ResolvedSchema> = {}): ResolvedSchema => ({
+  name: 'posts',
+  reusable: false,
+  strict: false,
+  extends: null,
+  fields: { title: { field_type: 'string' }, rank: { field_type: 'integer' } },
+  default_sort: 'rank',
+  ...over
+})
+
+/** A registry that only knows its collections' schemas. */
+function fakeRegistry (schemas: ResolvedSchema[]): Pick<SchemaRegistry, 'collection' | 'collections'> {
+  const model = (s: ResolvedSchema): CollectionModel => ({ schema: s } as unknown as CollectionModel)
+  return {
+    collection: (name) => { const s = schemas.find(x => x.name === name); return s === undefined ? null : model(s) },
+    collections: () => schemas.map(model)
+  }
+}
+
+async function bare (t: Test, dataDir: string, env: Env, schemas?: ResolvedSchema[]): Promise<FastifyInstance> {
+  const app = Fastify()
+  await app.register(configPlugin, { config: testConfig(dataDir, env) })
+  await app.register(eventsPlugin)
+  await app.register(dataPlugin)
+  if (schemas !== undefined) app.decorate('schemas', fakeRegistry(schemas) as SchemaRegistry)
+  await app.register(storePlugin)
+  await app.ready()
+  t.teardown(() => app.close())
+  return app
+}
+
+const expressionIndexes = (dataDir: string): string[] => {
+  const db = new Database(path.join(dataDir, 'lectern.db'), { readonly: true })
+  try {
+    return db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'ix:%'").pluck().all() as string[]
+  } finally {
+    db.close()
+  }
+}
+
+for (const kind of STORES) {
+  t.test(`store=${kind}`, async t => {
+    t.test('decorates the configured store, open; closes it with the app; data survives', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      const app = await bare(t, dataDir, { CMS_STORE: kind })
+      t.equal(app.store.kind, kind)
+      await app.store.create(scope, 'posts', { slug: 'hello', status: 'published', data: { title: 'Hi' } })
+      await app.close()
+      await t.rejects(app.store.create(scope, 'posts', { slug: 'later', status: 'published', data: {} }), 'closed with the app')
+      const again = await bare(t, dataDir, { CMS_STORE: kind })
+      t.equal(again.store.get(scope, 'posts', 'hello')?.data.title, 'Hi')
+    })
+
+    t.test('schema.created makes the storage location in every environment', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      const app = await bare(t, dataDir, { CMS_STORE: kind, CMS_ENVIRONMENTS: 'main,preview', CMS_LOCALES: 'en,fr' })
+      app.events.emit({ event: 'schema.created', name: 'articles' })
+      if (kind === 'file') {
+        const dirs = ['main/articles/en', 'main/articles/fr', 'preview/articles/en', 'preview/articles/fr'].map(d => path.join(dataDir, 'content', d))
+        // The listener runs without being awaited: poll for its result.
+        const deadline = Date.now() + 5000
+        while (!dirs.every(d => existsSync(d)) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 5))
+        for (const dir of dirs) t.ok(existsSync(dir), path.relative(dataDir, dir))
+      } else {
+        t.pass('SQLite rows need no location')
+      }
+    })
+  })
+}
+
+t.test('indexes from the registry at start and after schema events (sqlite)', async t => {
+  const dataDir = path.join(tempDir(t), 'data')
+  const schemas = [schema()]
+  const app = await bare(t, dataDir, { CMS_STORE: 'sqlite' }, schemas)
+  t.ok(expressionIndexes(dataDir).some(sql => sql.includes("'$.rank'") && sql.includes('DESC')), 'default_sort index at start')
+  schemas[0] = schema({ default_sort: 'title', default_order: 'asc', fields: { title: { field_type: 'string', unique: true } } })
+  schemas.push(schema({ name: 'authors', default_sort: null, fields: { email: { field_type: 'email', unique: true } } }))
+  app.events.emit({ event: 'schema.updated', name: 'posts' })
+  const after = expressionIndexes(dataDir)
+  t.notOk(after.some(sql => sql.includes("'$.rank'")), 'indexes of the old schema are dropped')
+  t.ok(after.some(sql => sql.includes("'$.title'") && sql.includes("WHERE collection = 'posts'")))
+  t.ok(after.some(sql => sql.includes("'$.email'") && sql.includes("WHERE collection = 'authors'")), 'every collection is prepared')
+  t.equal(app.store.list(scope, 'posts', { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [] }).total, 0)
+})
