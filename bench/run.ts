@@ -316,7 +316,7 @@ async function entriesPhase (store: Store): Promise<void> {
       resolved.ratio = resolved.lectern.reqPerSec / Math.max(1, plain.lectern.reqPerSec)
       resolved.pass = resolved.lectern.errors === 0 && resolved.ratio >= 0.4
       resolved.note = `${(resolved.ratio * 100).toFixed(0)}% of the unresolved page`
-      console.log(`  -> _resolve=1 page at ${resolved.note}`)
+      console.log(`  -> _resolve=1 page at ${resolved.note}: ${resolved.pass ? 'PASS' : 'FAIL'} (the row above printed its verdict before this ratio was known)`)
     }
   } finally {
     await server.stop()

@@ -4,26 +4,36 @@
 // anything else; everything after it is here, in the order the rules give. Framework-free: the
 // content plugin builds it from the registry, the store and the event bus.
 import { seesDrafts, type Caller } from '../auth.js'
+import { collectionTag, entryKey as entryCacheKey, listKey as listCacheKey, type ResponseCache } from '../cache.js'
 import { conflict, notFound, validationFailed } from '../errors.js'
 import { etagOf } from '../etag.js'
 import { parseListQuery } from '../query/parse.js'
 import { checkSlug } from '../slug.js'
+import type { ReferenceService } from '../references/service.js'
 import type { ContentEvent } from '../../types/events.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryStatus, StoredEntry } from '../../types/store.js'
 import {
   bodyObject, bodySlug, bodyStatus, dataOf, entryView, keepStoredValues, orderFields,
-  pathSlug, projectFields, valueAt, type Data
+  pathSlug, projectFields, valueAt, type Data, type EntryView
 } from './entry.js'
 import { WriteHooks, type PendingWrite } from './hooks.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from './mutex.js'
 
-/** A response body serialized once, with its ETag (what a response cache would keep). */
+/** A response body serialized once, with its ETag; a cache hit gives the bytes it kept. */
 export interface Rendered {
-  body: string
+  body: string | Buffer
   etag: string
+}
+
+/** Read-side extensions, set by the references and cache plugins. */
+export interface ReadExtensions {
+  /** Reference formatting and `_resolve` (plugins/references.ts). */
+  references: Pick<ReferenceService, 'parseResolve' | 'format' | 'resolve'> | null
+  /** The response cache (plugins/cache.ts). */
+  cache: ResponseCache | null
 }
 
 /** A write's outcome: the stored entry and its response body. */
@@ -51,6 +61,8 @@ export interface ContentServiceOptions {
 export class ContentService {
   /** Write hooks other plugins register into (references, response cache): see hooks.ts. */
   readonly hooks = new WriteHooks()
+  /** Read extensions (references, response cache): see ReadExtensions. */
+  readonly reads: ReadExtensions = { references: null, cache: null }
   private readonly registry: ContentServiceOptions['registry']
   private readonly store: ContentStore
   private readonly emit: ContentServiceOptions['emit']
@@ -72,30 +84,91 @@ export class ContentService {
 
   // ---- reads -------------------------------------------------------------------------------
 
-  /** Single-entry GET: 404 for a missing entry and for a draft the caller may not see. */
-  get (scope: Scope, collection: string, slug: string, caller: Caller): Rendered {
-    this.model(collection)
+  /**
+   * Single-entry GET: 404 for a missing entry and for a draft the caller may not see;
+   * `_resolve` (contract §4). Single-entry rule 4 and visibility rule 4: only published
+   * entries are cached, keyed by (environment, collection, slug, `_resolve`, locale), and by
+   * the caller's visibility too with `_resolve`, since resolved drafts depend on it.
+   */
+  get (scope: Scope, collection: string, slug: string, caller: Caller, query: { _resolve?: unknown } = {}): Rendered {
+    const model = this.model(collection)
     const normalized = pathSlug(slug)
+    const { references, cache } = this.reads
+    const resolve = references === null ? null : references.parseResolve(query._resolve, model)
+    const sees = seesDrafts(caller)
+    const key = cache?.enabled === true ? entryCacheKey(scope, collection, normalized, resolve?.key ?? null, sees) : null
+    if (key !== null) {
+      const hit = cache?.get(key)
+      if (hit !== undefined) return hit
+    }
     const entry = this.store.get(scope, collection, normalized)
-    if (entry === undefined || (entry.status === 'draft' && !seesDrafts(caller))) throw entryNotFound(collection, normalized)
-    const body = JSON.stringify(entryView(entry))
-    return { body, etag: etagOf(body) }
+    if (entry === undefined || (entry.status === 'draft' && !sees)) throw entryNotFound(collection, normalized)
+    const tags = [collectionTag(scope.environment, collection)]
+    let view: EntryView
+    if (resolve !== null && references !== null) {
+      // Resolution formats the references itself.
+      const resolved = references.resolve([entryView(entry)], collection, resolve, scope, sees)
+      view = resolved.views[0] ?? this.view(model, entry)
+      for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
+    } else {
+      view = this.view(model, entry)
+    }
+    return this.render(view, entry.status === 'published' ? key : null, tags)
   }
 
-  /** List GET: `{ items, total, page, per_page, pages }`; callers without drafts see published only. */
+  /**
+   * List GET: `{ items, total, page, per_page, pages }`; callers without drafts see published
+   * only; `_resolve` on every item. List rule 3: cached per (environment, collection,
+   * normalized query, locale, caller's visibility); a hit skips even the query parsing (a
+   * query that does not parse is never cached).
+   */
   list (scope: Scope, collection: string, rawQuery: Record<string, unknown>, caller: Caller): Rendered {
     const model = this.model(collection)
-    const query = parseListQuery(rawQuery, model.schema, { seesDrafts: seesDrafts(caller) })
+    const sees = seesDrafts(caller)
+    const { references, cache } = this.reads
+    const key = cache?.enabled === true ? listCacheKey(scope, collection, rawQuery, sees) : null
+    if (key !== null) {
+      const hit = cache?.get(key)
+      if (hit !== undefined) return hit
+    }
+    const query = parseListQuery(rawQuery, model.schema, { seesDrafts: sees })
+    const resolve = references === null ? null : references.parseResolve(rawQuery._resolve, model)
     const result = this.store.list(scope, collection, query)
-    const items = result.items.map(entry => projectFields(entryView(entry), query.fields))
-    const body = JSON.stringify({
+    const tags = [collectionTag(scope.environment, collection)]
+    let items: EntryView[]
+    if (resolve !== null && references !== null) {
+      // Resolution formats the references itself.
+      const resolved = references.resolve(result.items.map(entry => projectFields(entryView(entry), query.fields)), collection, resolve, scope, sees)
+      items = resolved.views
+      for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
+    } else {
+      items = result.items.map(entry => projectFields(this.view(model, entry), query.fields))
+    }
+    return this.render({
       items,
       total: result.total,
       page: query.page,
       per_page: query.perPage,
       pages: Math.ceil(result.total / query.perPage)
-    })
-    return { body, etag: etagOf(body) }
+    }, key, tags)
+  }
+
+  /** The response view of a stored entry, references formatted per schema. */
+  private view (model: CollectionModel, entry: StoredEntry): EntryView {
+    const view = entryView(entry)
+    return this.reads.references === null ? view : this.reads.references.format(model, view)
+  }
+
+  /**
+   * Serializes a read once and hashes it; with a cache key, keeps the bytes and tag under it,
+   * depending on `tags`. Rendering and storing follow the store read in the same synchronous
+   * run, so a write's `written` hook (after it is durable) always discards what came before it.
+   */
+  private render (value: unknown, key: string | null, tags: readonly string[]): Rendered {
+    const body = JSON.stringify(value)
+    const etag = etagOf(body)
+    if (key !== null) this.reads.cache?.set(key, { body: Buffer.from(body), etag }, tags)
+    return { body, etag }
   }
 
   /** interface.md "Slug check", rules 1–6. Never throws for bad input: the answer says what is wrong. */
@@ -255,7 +328,7 @@ export class ContentService {
     const { scope, collection, slug } = write
     await this.hooks.runWritten({ operation: write.operation, scope, collection, model: write.model, slug, entry, previous: write.previous })
     this.emit(contentEvent(write.operation === 'create' ? 'content.created' : 'content.updated', scope, collection, slug))
-    return { entry, body: JSON.stringify(entryView(entry)) }
+    return { entry, body: JSON.stringify(this.view(write.model, entry)) }
   }
 }
 

@@ -16,6 +16,17 @@ export const scopeParameters = {
 
 export const ScopeQuery = Type.Object(scopeParameters)
 
+/** `_resolve` (contract §4), on single-entry and list reads. */
+export const resolveParameter = {
+  _resolve: Type.Optional(Type.String({
+    description: '`1` or `true`: resolve every reference field one level; `2`..`5`: that many levels (no cycles); ' +
+      '`<field>,<field>`: only those reference fields (dotted paths), one level. Also expands asset paths to absolute URLs'
+  }))
+}
+
+/** The query of a single-entry read: the scope and `_resolve`. */
+export const ReadQuery = Type.Object({ ...scopeParameters, ...resolveParameter })
+
 const repeatable = (description: string) => Type.Union([Type.String(), Type.Array(Type.String())], { description })
 
 // Every value stays a string here: the query parser types each one from the collection schema
@@ -28,6 +39,7 @@ export const ListQuerystring = Type.Object({
   _status: Type.Optional(Type.String({ description: '`published`, `draft` or `all`; callers without a valid key always get `published`' })),
   _q: Type.Optional(Type.String({ description: 'Case-insensitive text search across string fields' })),
   _fields: Type.Optional(repeatable('Comma list of fields to return (dotted paths allowed); system fields always come back; may be repeated')),
+  ...resolveParameter,
   ...scopeParameters
 }, {
   additionalProperties: true,
@@ -47,7 +59,8 @@ export const writeSecurity: Array<Record<string, string[]>> = [{ bearer: [] }, {
 export const listSchema = {
   tags: ['content'],
   summary: 'List entries of a collection',
-  description: 'Filters, sorting, paging, search and projection (contract §4). Answers with an `ETag`; a matching `If-None-Match` gives 304.',
+  description: 'Filters, sorting, paging, search and projection (contract §4), and `_resolve` on every item. Answers with an `ETag`; a matching `If-None-Match` gives 304. ' +
+    'Answers are cached per environment, collection, query, locale and visibility until a write to a collection they depend on.',
   params: CollectionParams,
   querystring: ListQuerystring,
   response: {

@@ -7,7 +7,7 @@ const entryRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/', { schema: getSchema }, async (request, reply) => {
     const { collection, slug } = request.params
-    return reply.sendRendered(fastify.content.get(fastify.scopeOf(request.query), collection, slug, request.caller))
+    return reply.sendRendered(fastify.content.get(fastify.scopeOf(request.query), collection, slug, request.caller, request.query))
   })
 
   fastify.put('/', { schema: putSchema, onRequest: contentWrite }, async (request, reply) => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { errorResponses } from '../../../../../types/errors.js'
 import { Entry } from '../../../../../types/content.js'
-import { EntryBody, ScopeQuery, writeSecurity } from '../schemas.js'
+import { EntryBody, ReadQuery, ScopeQuery, writeSecurity } from '../schemas.js'
 
 export { Entry }
 
@@ -13,9 +13,10 @@ export const EntryParams = Type.Object({
 export const getSchema = {
   tags: ['content'],
   summary: 'Read an entry',
-  description: 'Answers with an `ETag` (a hash of the body) and `Cache-Control: no-cache`; a matching `If-None-Match` gives 304. A draft is not found for callers without a valid key when keys are enabled.',
+  description: 'Answers with an `ETag` (a hash of the body) and `Cache-Control: no-cache`; a matching `If-None-Match` gives 304. A draft is not found for callers without a valid key when keys are enabled. ' +
+    '`_resolve` replaces references by the entries they name and expands asset paths; a hidden or missing target is null (single) or left out (multiple). Published entries are served from the response cache.',
   params: EntryParams,
-  querystring: ScopeQuery,
+  querystring: ReadQuery,
   response: {
     200: Entry,
     304: Type.Null({ description: 'Not modified: the `If-None-Match` tag is current' }),

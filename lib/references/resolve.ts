@@ -1,0 +1,245 @@
+// `_resolve` (contract §4): reference fields replaced by the entries they name, level by level.
+//
+// - `1` / `true`: every reference field, one level; `<n>` (2..5): n levels; a reference that
+//   would revisit an entry already on the path from the root is left as its slug.
+// - `<field>,<field>`: only those reference fields (schema paths, dotted into nested objects),
+//   one level.
+// - A target that is gone, or a draft the caller may not see, resolves to null (a single
+//   reference) or is left out (a multiple reference, an item of an array of references).
+// - Relative asset paths in the entry and in every resolved entry become absolute URLs.
+//
+// Entries are loaded breadth first with one batched read per (collection, level), whatever the
+// number of entries and references (no query per reference); then each root is built.
+import { badRequest } from '../errors.js'
+import type { EntryView } from '../content/entry.js'
+import type { Scope } from '../../types/scope.js'
+import type { StoredEntry } from '../../types/store.js'
+import { expandAssetUrls, type AssetUrlBase } from './asset-urls.js'
+import {
+  OMIT, forEachReference, formatReference, isPlainObject, setOwn,
+  type Data, type PlanNode, type RefNode, type ReferencePlan
+} from './plan.js'
+
+const EMPTY_FIELDS: ReadonlyMap<string, PlanNode> = new Map()
+
+export const MAX_RESOLVE_DEPTH = 5
+
+export interface ResolveSpec {
+  /** Levels to resolve, 1..5. */
+  depth: number
+  /** Only these reference fields (schema paths), or null for all. */
+  fields: ReadonlySet<string> | null
+  /** A canonical form (`1`, `3`, `author,tags`): equal for equal requests, for cache keys. */
+  key: string
+}
+
+const USAGE = '_resolve must be 1, true, a depth from 2 to 5, or a comma list of reference fields'
+
+/**
+ * Parses a `_resolve` value against the collection's reference fields. Null when absent (or
+ * `0` / `false`, which ask for no resolution); a 400 naming `_resolve` when it is not valid.
+ */
+export function parseResolve (raw: unknown, plan: ReferencePlan, collection: string): ResolveSpec | null {
+  if (raw === undefined) return null
+  if (typeof raw !== 'string') throw badRequest(`${USAGE}; it may be given once.`)
+  const value = raw.trim()
+  const lower = value.toLowerCase()
+  if (value === '0' || lower === 'false') return null
+  if (value === '1' || lower === 'true') return { depth: 1, fields: null, key: '1' }
+  if (/^\d+$/.test(value)) {
+    const depth = Number(value)
+    if (depth < 1 || depth > MAX_RESOLVE_DEPTH) throw badRequest(`_resolve: the depth must be from 1 to ${MAX_RESOLVE_DEPTH}, got ${value}.`)
+    return { depth, fields: null, key: String(depth) }
+  }
+  const fields = value.split(',').map(f => f.trim()).filter(f => f !== '')
+  if (fields.length === 0) throw badRequest(`${USAGE}.`)
+  for (const field of fields) {
+    if (!plan.paths.has(field)) {
+      const known = [...plan.paths]
+      throw badRequest(`_resolve: '${field}' is not a reference field of '${collection}'` +
+        (known.length === 0 ? ' (it has none).' : ` (reference fields: ${known.join(', ')}).`))
+    }
+  }
+  const unique = [...new Set(fields)].sort()
+  return { depth: 1, fields: new Set(unique), key: unique.join(',') }
+}
+
+export type { EntryView }
+
+export interface ResolveContext {
+  scope: Scope
+  /** The caller sees drafts (interface.md visibility rules); otherwise drafts resolve as missing. */
+  seesDrafts: boolean
+  /** The reference plan of a content collection; null for an unknown or reusable one. */
+  planOf: (collection: string) => ReferencePlan | null
+  getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Map<string, StoredEntry>
+  assets: AssetUrlBase
+}
+
+export interface Resolved {
+  views: EntryView[]
+  /** Every collection whose entries were looked up: what the answer depends on besides the roots. */
+  collections: Set<string>
+}
+
+interface Pending {
+  plan: ReferencePlan
+  data: Data
+  fields: ReadonlySet<string> | null
+}
+
+/** A loaded target: the entry (null when missing or hidden) and, once built, its leaf view. */
+interface Slot {
+  entry: StoredEntry | null
+  leaf: EntryView | null
+}
+
+/** The entries on the path from a root, innermost first. */
+interface PathStep {
+  collection: string
+  slug: string
+  parent: PathStep | null
+}
+
+function onPath (path: PathStep | null, collection: string, slug: string): boolean {
+  for (let p = path; p !== null; p = p.parent) if (p.slug === slug && p.collection === collection) return true
+  return false
+}
+
+type RefMapper = (node: RefNode, value: unknown) => unknown
+
+/**
+ * One pass over an object: the values of reference fields (and of the objects and arrays that
+ * hold them) go through `fn`, every other value has its asset paths expanded. Copy on write,
+ * unless `owned`, when the object is the caller's own new copy and is changed in place.
+ */
+function mapEntry (fields: ReadonlyMap<string, PlanNode>, obj: Data, base: AssetUrlBase, fn: RefMapper, owned: boolean): Data {
+  let out: Data | null = owned ? obj : null
+  const keys = Object.keys(obj)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string
+    const value = obj[key]
+    const node = fields.get(key)
+    const next = node === undefined ? expandAssetUrls(value, base) : mapNode(node, value, base, fn)
+    if (next !== value) {
+      out ??= { ...obj }
+      setOwn(out, key, next === OMIT ? null : next)
+    }
+  }
+  return out ?? obj
+}
+
+function mapNode (node: PlanNode, value: unknown, base: AssetUrlBase, fn: RefMapper): unknown {
+  if (node.kind === 'ref') return fn(node, value)
+  if (node.kind === 'object') return isPlainObject(value) ? mapEntry(node.fields, value, base, fn, false) : expandAssetUrls(value, base)
+  if (!Array.isArray(value)) return expandAssetUrls(value, base)
+  let out: unknown[] | null = null
+  for (let i = 0; i < value.length; i++) {
+    const next = mapNode(node.item, value[i], base, fn)
+    if (next !== value[i]) out ??= value.slice(0, i)
+    if (out !== null && next !== OMIT) out.push(next)
+  }
+  return out ?? value
+}
+
+function viewOf (entry: StoredEntry): EntryView {
+  return { _slug: entry.slug, _status: entry.status, _created_at: entry.createdAt, _updated_at: entry.updatedAt, ...entry.data }
+}
+
+/** Resolves the references of `roots` (entries of `collection`, as views) per `spec`. */
+export function resolveEntries (
+  roots: readonly EntryView[], collection: string, spec: ResolveSpec, ctx: ResolveContext
+): Resolved {
+  const plans = new Map<string, ReferencePlan | null>()
+  const planOf = (c: string): ReferencePlan | null => {
+    let plan = plans.get(c)
+    if (plan === undefined) { plan = ctx.planOf(c); plans.set(c, plan) }
+    return plan
+  }
+  const rootPlan = planOf(collection)
+  const collections = new Set<string>()
+  if (rootPlan === null) return { views: roots.map(v => expandAssetUrls(v, ctx.assets)), collections }
+
+  // ---- loading: breadth first, one batch per (collection, level) ----
+  /** collection → slug → what was loaded. */
+  const loaded = new Map<string, Map<string, Slot>>()
+  let frontier: Pending[] = roots.map(data => ({ plan: rootPlan, data, fields: spec.fields }))
+  for (let level = 0; level < spec.depth && frontier.length > 0; level++) {
+    const wanted = new Map<string, Set<string>>()
+    const want = (node: RefNode, slug: string): void => {
+      const target = node.collection
+      collections.add(target)
+      if (loaded.get(target)?.has(slug) === true) return
+      let slugs = wanted.get(target)
+      if (slugs === undefined) { slugs = new Set(); wanted.set(target, slugs) }
+      slugs.add(slug)
+    }
+    for (const item of frontier) {
+      const fields = item.fields
+      forEachReference(item.plan, item.data, fields === null ? want : (node, slug) => { if (fields.has(node.field)) want(node, slug) })
+    }
+    const next: Pending[] = []
+    for (const [target, slugs] of wanted) {
+      const plan = planOf(target)
+      let bucket = loaded.get(target)
+      if (bucket === undefined) { bucket = new Map(); loaded.set(target, bucket) }
+      const found = plan === null ? new Map<string, StoredEntry>() : ctx.getMany(ctx.scope, target, [...slugs])
+      for (const slug of slugs) {
+        const entry = found.get(slug)
+        const visible = entry !== undefined && (entry.status === 'published' || ctx.seesDrafts) ? entry : null
+        bucket.set(slug, { entry: visible, leaf: null })
+        if (visible !== null && plan !== null && plan.refs.length > 0 && level + 1 < spec.depth) {
+          next.push({ plan, data: visible.data, fields: null })
+        }
+      }
+    }
+    frontier = next
+  }
+
+  // ---- building: each root, following its own path so cycles stop ----
+
+  const buildEntry = (target: string, entry: StoredEntry, levelsLeft: number, path: PathStep | null): EntryView => {
+    const plan = planOf(target)
+    const view = viewOf(entry)
+    const fn: RefMapper = levelsLeft === 0 ? formatReference : (node, value) => resolveValue(node, value, levelsLeft, path)
+    return mapEntry(plan?.fields ?? EMPTY_FIELDS, view, ctx.assets, fn, true) as EntryView
+  }
+
+  const resolveSlug = (node: RefNode, slug: unknown, levelsLeft: number, path: PathStep | null): unknown => {
+    if (typeof slug !== 'string') return slug
+    const target = node.collection
+    if (onPath(path, target, slug)) return slug
+    const slot = loaded.get(target)?.get(slug)
+    if (slot === undefined || slot.entry === null) return OMIT
+    // A leaf (no level left) looks the same on every path: built once, shared.
+    if (levelsLeft === 1) {
+      slot.leaf ??= buildEntry(target, slot.entry, 0, null)
+      return slot.leaf
+    }
+    return buildEntry(target, slot.entry, levelsLeft - 1, { collection: target, slug, parent: path })
+  }
+
+  const resolveValue = (node: RefNode, raw: unknown, levelsLeft: number, path: PathStep | null): unknown => {
+    const value = formatReference(node, raw)
+    if (value === null || value === undefined) return value
+    if (node.multiple && Array.isArray(value)) {
+      const out: unknown[] = []
+      for (const slug of value) {
+        const resolved = resolveSlug(node, slug, levelsLeft, path)
+        if (resolved !== OMIT) out.push(resolved)
+      }
+      return out
+    }
+    // OMIT becomes null for a single reference field, and drops an item of an array of references.
+    return resolveSlug(node, value, levelsLeft, path)
+  }
+
+  const views = roots.map(root => {
+    const path: PathStep = { collection, slug: root._slug, parent: null }
+    const fn: RefMapper = spec.fields === null
+      ? (node, value) => resolveValue(node, value, spec.depth, path)
+      : (node, value) => spec.fields?.has(node.field) === true ? resolveValue(node, value, spec.depth, path) : formatReference(node, value)
+    return mapEntry(rootPlan.fields, root, ctx.assets, fn, false) as EntryView
+  })
+  return { views, collections }
+}

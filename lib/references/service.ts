@@ -1,0 +1,174 @@
+// References as the content pipeline uses them (interface.md "References", create rules 9–11,
+// update rules 6–7, delete rule 3, "Reverse-reference index", contract §4 `_resolve`):
+// the write hooks (check, prepare, written), the read side (formatting and `_resolve`) and the
+// reverse-reference index. Framework-free: plugins/references.ts builds it and wires it in.
+import { notFound } from '../errors.js'
+import { pathSlug } from '../content/entry.js'
+import type { PendingWrite, WrittenChange } from '../content/hooks.js'
+import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
+import type { Scope } from '../../types/scope.js'
+import type { ContentStore } from '../../types/store.js'
+import { assetUrlBase, relativizeAssetUrls } from './asset-urls.js'
+import { buildIndex, outgoingReferences } from './build.js'
+import { checkReferences } from './check.js'
+import { formatReferences, planOf, type Data, type ReferencePlan } from './plan.js'
+import { parseResolve, resolveEntries, type EntryView, type Resolved, type ResolveSpec } from './resolve.js'
+import type { Referrer, ReverseIndex } from './reverse-index.js'
+
+export interface ReferenceServiceOptions {
+  registry: Pick<SchemaRegistry, 'collection' | 'collections'>
+  store: Pick<ContentStore, 'getMany' | 'entries'>
+  /** CMS_PUBLIC_URL, without a trailing slash. */
+  publicUrl: string
+  /** CMS_ENVIRONMENTS (empty when off). */
+  environments: readonly string[]
+  /** The environment used when environments are off. */
+  defaultEnvironment: string
+}
+
+export class ReferenceService {
+  private readonly registry: ReferenceServiceOptions['registry']
+  private readonly store: ReferenceServiceOptions['store']
+  private readonly publicUrl: string
+  private readonly environments: readonly string[]
+  private readonly defaultEnvironment: string
+  private index: ReverseIndex | null = null
+  private onIndexChange: () => void = () => {}
+  /** Per collection, the signature of its reference fields the index was built with. */
+  private indexedPlans = new Map<string, string>()
+
+  constructor (options: ReferenceServiceOptions) {
+    this.registry = options.registry
+    this.store = options.store
+    this.publicUrl = options.publicUrl
+    this.environments = options.environments
+    this.defaultEnvironment = options.defaultEnvironment
+  }
+
+  /** The reference plan of a content collection; null when unknown or reusable. */
+  planOf (collection: string): ReferencePlan | null {
+    const model = this.registry.collection(collection)
+    return model === null ? null : planOf(model)
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  /** `check` hook (create rule 9, update rule 6): one message per missing target. */
+  check (write: PendingWrite): string[] {
+    return checkReferences(planOf(write.model), write.data, write.scope, {
+      hasCollection: c => this.registry.collection(c) !== null,
+      getMany: (scope, c, slugs) => this.store.getMany(scope, c, slugs)
+    })
+  }
+
+  /** `prepare` hook (create rule 10, and updates alike): absolute asset URLs made relative. */
+  prepare (write: PendingWrite): Data {
+    return relativizeAssetUrls(write.data, this.publicUrl, write.scope.environment)
+  }
+
+  /** `written` hook (create rule 11, update rule 7, delete rule 3): the index follows the change. */
+  written (change: WrittenChange): void {
+    const index = this.index
+    if (index === null || change.scope.environment !== this.defaultEnvironment) return
+    const id = { collection: change.collection, slug: change.slug, locale: change.scope.locale }
+    if (change.operation === 'delete' || change.entry === null) {
+      index.remove(id)
+    } else {
+      index.set(id, outgoingReferences(planOf(change.model), change.entry.data))
+      if (change.operation === 'create') index.restore(id)
+    }
+    this.onIndexChange()
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  /** `_resolve` of a request, checked against the collection's reference fields (400 naming it). */
+  parseResolve (raw: unknown, model: CollectionModel): ResolveSpec | null {
+    return parseResolve(raw, planOf(model), model.schema.name)
+  }
+
+  /** An entry view with its references formatted per schema (single slug or array). */
+  format<T extends Data> (model: CollectionModel, view: T): T {
+    return formatReferences(planOf(model), view) as T
+  }
+
+  /** `_resolve` on views of `collection`'s entries; also expands asset URLs. */
+  resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean): Resolved {
+    return resolveEntries(views, collection, spec, {
+      scope,
+      seesDrafts,
+      planOf: c => this.planOf(c),
+      getMany: (s, c, slugs) => this.store.getMany(s, c, slugs),
+      assets: assetUrlBase(this.publicUrl, this.environments, scope.environment)
+    })
+  }
+
+  // ---- the reverse-reference index -----------------------------------------------------------
+
+  /** Whether the index is kept: not with environments (interface.md). */
+  get indexEnabled (): boolean {
+    return this.environments.length === 0
+  }
+
+  /**
+   * GET /api/content/<c>/<slug>/referrers: the referrer records of every locale. The slug is
+   * normalized like any path slug (400 when it is not valid). An unknown
+   * or reusable collection is not found (like every content endpoint); an entry nobody
+   * references, or any entry when environments are on, has none.
+   */
+  referrers (collection: string, slug: string): Referrer[] {
+    if (this.registry.collection(collection) === null) throw notFound(`Collection '${collection}' not found.`)
+    return this.index?.referrers(collection, pathSlug(slug)) ?? []
+  }
+
+  /** A digest of every collection's reference fields: an index built for others is outdated. */
+  signature (): string {
+    return JSON.stringify([...this.currentPlans()].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+  }
+
+  private currentPlans (): Map<string, string> {
+    const out = new Map<string, string>()
+    for (const model of this.registry.collections()) {
+      const plan = planOf(model)
+      if (plan.refs.length > 0) out.set(model.schema.name, JSON.stringify(plan.refs.map(r => [r.field, r.collection, r.multiple])))
+    }
+    return out
+  }
+
+  /** The index from every stored entry (at start, when the saved one cannot be used). */
+  buildIndex (): ReverseIndex {
+    return buildIndex(this.store.entries(), c => this.planOf(c), this.defaultEnvironment)
+  }
+
+  /** Keeps `index` up to date from now on; `onChange` runs after each change (to save it). */
+  useIndex (index: ReverseIndex, onChange: () => void): void {
+    this.index = index
+    this.onIndexChange = onChange
+    this.indexedPlans = this.currentPlans()
+  }
+
+  /**
+   * A schema was written or deleted: collections whose reference fields changed are indexed
+   * again from their stored entries (a field that stopped being a reference no longer counts;
+   * a new one counts for entries that already hold values). True when the index changed.
+   */
+  schemasChanged (): boolean {
+    const index = this.index
+    if (index === null) return false
+    const now = this.currentPlans()
+    const changed = new Set<string>()
+    for (const [collection, sig] of now) if (this.indexedPlans.get(collection) !== sig) changed.add(collection)
+    for (const collection of this.indexedPlans.keys()) if (!now.has(collection)) changed.add(collection)
+    this.indexedPlans = now
+    if (changed.size === 0) return false
+    for (const collection of changed) index.removeCollection(collection)
+    // One pass over the stored entries: the changed collections' references, and which targets exist.
+    const partial = buildIndex(this.store.entries(), c => changed.has(c) ? this.planOf(c) : null, this.defaultEnvironment)
+    for (const record of partial.records()) index.set(record.id, record.refs)
+    for (const target of partial.targets()) {
+      if (partial.referrers(target.collection, target.slug).every(r => r.locale !== target.locale)) index.removeReferenced(target)
+    }
+    this.onIndexChange()
+    return true
+  }
+}

@@ -1,0 +1,80 @@
+// References (interface.md "References", "Reverse-reference index"; contract §4 `_resolve`):
+// joins the content write pipeline (reference check, relative asset URLs, the index) and keeps
+// the reverse-reference index in `<dataDir>/references.json`.
+//
+// The saved index is used at start only when the last run closed cleanly and the reference
+// fields are the ones it was built for (lib/references/index-file.ts); otherwise it is rebuilt
+// from the stored entries, and that is logged. With environments configured there is no index
+// (the referrers endpoint answers an empty list), so nothing is kept or saved.
+import fp from 'fastify-plugin'
+import { IndexFile } from '../lib/references/index-file.js'
+import { ReferenceService } from '../lib/references/service.js'
+import { DEFAULT_ENVIRONMENT } from '../types/scope.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Reference checks, `_resolve`, asset URL rewriting and the reverse-reference index. */
+    references: ReferenceService
+  }
+}
+
+export default fp(async (fastify) => {
+  const { config } = fastify
+  const log = fastify.log.child({ component: 'references' })
+  const service = new ReferenceService({
+    registry: fastify.schemas,
+    store: fastify.store,
+    publicUrl: config.publicUrl,
+    environments: config.environments,
+    defaultEnvironment: DEFAULT_ENVIRONMENT
+  })
+  fastify.decorate('references', service)
+
+  const { hooks, reads } = fastify.content
+  reads.references = service
+  hooks.add('check', write => service.check(write))
+  hooks.add('prepare', write => service.prepare(write))
+  hooks.add('written', change => { service.written(change) })
+
+  const file = new IndexFile({
+    dir: config.dataDir,
+    onError: err => { log.error({ err }, 'could not save the reference index; the next change or the close tries again') }
+  })
+  if (!service.indexEnabled) {
+    // Writes made now are not indexed: a file from a run without environments would be stale
+    // if they were turned off again, so it goes (that start rebuilds the index).
+    if (await file.discard()) log.info('reference index file removed: the index is not kept while environments are configured')
+    return
+  }
+  const signature = service.signature()
+  const loaded = await file.load(signature)
+  let index
+  if (loaded.status === 'loaded') {
+    index = loaded.index
+    log.debug({ referrers: index.size }, 'reference index loaded')
+  } else {
+    const started = performance.now()
+    index = service.buildIndex()
+    const reason = {
+      missing: 'its file is missing',
+      unclean: 'the last run did not close cleanly',
+      outdated: 'the reference fields changed',
+      unreadable: 'its file could not be read'
+    }[loaded.status]
+    log.info({ referrers: index.size, ms: Math.round(performance.now() - started) }, `reference index rebuilt from the stored entries: ${reason}`)
+    if (loaded.status === 'unreadable') log.warn({ err: loaded.error }, 'the reference index file was unreadable')
+  }
+  service.useIndex(index, () => { file.changed() })
+  await file.open(index, signature, loaded.status !== 'loaded')
+
+  const unsubscribe = fastify.events.on(event => {
+    if (!event.event.startsWith('schema.')) return
+    service.schemasChanged()
+    file.setSignature(service.signature())
+  })
+
+  fastify.addHook('onClose', async () => {
+    unsubscribe()
+    await file.close()
+  })
+}, { name: 'references', dependencies: ['config', 'data', 'events', 'schemas', 'store', 'content'], fastify: '5.x' })

@@ -1,0 +1,198 @@
+import t, { type Test } from 'tap'
+import { CmsError } from '../../../lib/errors.js'
+import { assetUrlBase } from '../../../lib/references/asset-urls.js'
+import { compilePlan, type ReferencePlan } from '../../../lib/references/plan.js'
+import { parseResolve, resolveEntries, type EntryView, type ResolveContext } from '../../../lib/references/resolve.js'
+import type { FieldDefinition } from '../../../types/schema.js'
+import type { StoredEntry } from '../../../types/store.js'
+import { Entries, SCOPE, entry } from './fakes.js'
+
+const schemas: Record<string, Record<string, FieldDefinition>> = {
+  posts: {
+    title: { field_type: 'string' },
+    author: { field_type: 'reference', collection: 'authors' },
+    tags: { field_type: 'reference', collection: 'tags', multiple: true },
+    seo: { field_type: 'object', fields: { image: { field_type: 'asset' }, by: { field_type: 'reference', collection: 'authors' } } },
+    related: { field_type: 'array', items: { field_type: 'reference', collection: 'posts' } }
+  },
+  authors: {
+    name: { field_type: 'string' },
+    avatar: { field_type: 'asset' },
+    best: { field_type: 'reference', collection: 'posts' },
+    friends: { field_type: 'reference', collection: 'authors', multiple: true }
+  },
+  tags: { label: { field_type: 'string' } }
+}
+const plans = new Map<string, ReferencePlan>(Object.entries(schemas).map(([name, fields]) => [name, compilePlan(fields)]))
+const postsPlan = plans.get('posts') as ReferencePlan
+
+const PUBLIC = 'http://cms.test'
+
+function context (entries: Entries, seesDrafts = true, environment = 'default'): ResolveContext {
+  return {
+    scope: { ...SCOPE, environment },
+    seesDrafts,
+    planOf: c => plans.get(c) ?? null,
+    getMany: entries.getMany,
+    assets: assetUrlBase(PUBLIC, environment === 'default' ? [] : ['main', environment], environment)
+  }
+}
+
+function view (e: StoredEntry): EntryView {
+  return { _slug: e.slug, _status: e.status, _created_at: e.createdAt, _updated_at: e.updatedAt, ...e.data }
+}
+
+function badRequest (t: Test, fn: () => unknown, pattern: RegExp): void {
+  try {
+    fn()
+    t.fail('expected a 400')
+  } catch (err) {
+    t.ok(err instanceof CmsError && err.code === 'BAD_REQUEST', 'a 400')
+    t.match((err as Error).message, pattern)
+  }
+}
+
+t.test('parseResolve', async t => {
+  t.equal(parseResolve(undefined, postsPlan, 'posts'), null)
+  t.equal(parseResolve('0', postsPlan, 'posts'), null)
+  t.equal(parseResolve('false', postsPlan, 'posts'), null)
+  t.same(parseResolve('1', postsPlan, 'posts'), { depth: 1, fields: null, key: '1' })
+  t.same(parseResolve('true', postsPlan, 'posts'), { depth: 1, fields: null, key: '1' }, '1 and true are the same request')
+  t.same(parseResolve('TRUE', postsPlan, 'posts')?.key, '1')
+  for (const n of [2, 3, 4, 5]) t.same(parseResolve(String(n), postsPlan, 'posts'), { depth: n, fields: null, key: String(n) })
+  const spec = parseResolve(' tags , author,tags', postsPlan, 'posts')
+  t.same(spec?.depth, 1)
+  t.same([...spec?.fields ?? []], ['author', 'tags'])
+  t.equal(spec?.key, 'author,tags', 'canonical: sorted, deduplicated')
+  t.same([...parseResolve('seo.by,related', postsPlan, 'posts')?.fields ?? []], ['related', 'seo.by'], 'dotted paths and arrays of references')
+  badRequest(t, () => parseResolve('6', postsPlan, 'posts'), /^_resolve: the depth must be from 1 to 5/)
+  badRequest(t, () => parseResolve('10', postsPlan, 'posts'), /^_resolve/)
+  badRequest(t, () => parseResolve('title', postsPlan, 'posts'), /^_resolve: 'title' is not a reference field of 'posts' \(reference fields: author, tags, seo\.by, related\)/)
+  badRequest(t, () => parseResolve('author,nope', postsPlan, 'posts'), /^_resolve: 'nope'/)
+  badRequest(t, () => parseResolve('', postsPlan, 'posts'), /^_resolve must be/)
+  badRequest(t, () => parseResolve(' , ', postsPlan, 'posts'), /^_resolve must be/)
+  badRequest(t, () => parseResolve(['1', '2'], postsPlan, 'posts'), /^_resolve must be/)
+  badRequest(t, () => parseResolve('-1', postsPlan, 'posts'), /^_resolve/)
+  badRequest(t, () => parseResolve('author', plans.get('tags') as ReferencePlan, 'tags'), /it has none/)
+})
+
+t.test('one level: single, multiple, nested and array references, with system fields, in one read per collection', async t => {
+  const jane = entry('jane', { name: 'Jane', avatar: '/api/assets/jane.png', best: 'p2', friends: ['joe'] })
+  const joe = entry('joe', { name: 'Joe' })
+  const p2 = entry('p2', { title: 'Two', author: 'joe' })
+  const entries = new Entries()
+    .put('authors', jane).put('authors', joe)
+    .put('tags', entry('a', { label: 'A' })).put('tags', entry('b', { label: 'B' }))
+    .put('posts', p2)
+  const p1 = entry('p1', { title: 'One', author: 'jane', tags: ['b', 'a'], seo: { image: '/api/assets/p1.png', by: 'joe' }, related: ['p2'] })
+  const { views, collections } = resolveEntries([view(p1)], 'posts', { depth: 1, fields: null, key: '1' }, context(entries))
+  t.same(views, [{
+    ...view(p1),
+    author: { ...view(jane), avatar: `${PUBLIC}/api/assets/jane.png` },
+    tags: [view(entry('b', { label: 'B' })), view(entry('a', { label: 'A' }))],
+    seo: { image: `${PUBLIC}/api/assets/p1.png`, by: view(joe) },
+    related: [view(p2)]
+  }], 'resolved entries keep their own references as slugs at the last level; asset paths expanded everywhere')
+  t.same(entries.reads.sort(), ['authors:jane,joe', 'posts:p2', 'tags:a,b'], 'one batched read per collection')
+  t.same([...collections].sort(), ['authors', 'posts', 'tags'])
+})
+
+t.test('missing targets and hidden drafts: null for a single reference, left out of a multiple one', async t => {
+  const entries = new Entries()
+    .put('authors', entry('draft', { name: 'D' }, 'draft'))
+    .put('tags', entry('a', { label: 'A' })).put('tags', entry('hidden', { label: 'H' }, 'draft'))
+    .put('posts', entry('p2', { title: 'draft post' }, 'draft'))
+  const root = view(entry('p1', { author: 'draft', tags: ['a', 'gone', 'hidden'], seo: { by: 'gone' }, related: ['p2', 'gone'] }))
+  const anonymous = resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, false)).views[0]
+  t.equal(anonymous?.author, null, 'a draft hidden from the caller is null')
+  t.same((anonymous?.tags as EntryView[]).map(v => v._slug), ['a'], 'missing and hidden targets are left out')
+  t.same(anonymous?.seo, { by: null })
+  t.same(anonymous?.related, [], 'an array of references drops them too')
+
+  const editor = resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, true)).views[0]
+  t.equal((editor?.author as EntryView)._status, 'draft', 'a caller who sees drafts gets them')
+  t.same((editor?.tags as EntryView[]).map(v => v._slug), ['a', 'hidden'])
+  t.same((editor?.related as EntryView[]).map(v => v._slug), ['p2'])
+})
+
+t.test('depth n, and no cycles: an entry already on the path stays a slug', async t => {
+  const entries = new Entries()
+    .put('posts', entry('a', { title: 'A', related: ['b'] }))
+    .put('posts', entry('b', { title: 'B', related: ['a', 'c'] }))
+    .put('posts', entry('c', { title: 'C', related: ['b', 'd'] }))
+    .put('posts', entry('d', { title: 'D', related: ['a'] }))
+  const root = view(entries.getMany(SCOPE, 'posts', ['a']).get('a') as StoredEntry)
+  entries.reads.length = 0
+
+  const one = resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries)).views[0] as EntryView
+  t.same((one.related as EntryView[])[0]?.related, ['a', 'c'], 'depth 1: the resolved entry keeps slugs')
+
+  const two = resolveEntries([root], 'posts', { depth: 2, fields: null, key: '2' }, context(entries)).views[0] as EntryView
+  const b2 = (two.related as EntryView[])[0] as EntryView
+  t.same((b2.related as unknown[])[0], 'a', 'a→b→a: a is on the path, left as its slug')
+  t.same(((b2.related as unknown[])[1] as EntryView)._slug, 'c')
+  t.same(((b2.related as unknown[])[1] as EntryView).related, ['b', 'd'], 'the last level keeps slugs')
+
+  entries.reads.length = 0
+  const five = resolveEntries([root], 'posts', { depth: 5, fields: null, key: '5' }, context(entries)).views[0] as EntryView
+  const b = (five.related as EntryView[])[0] as EntryView
+  const c = (b.related as unknown[])[1] as EntryView
+  t.equal((c.related as unknown[])[0], 'b', 'b is on the path a→b→c')
+  const d = (c.related as unknown[])[1] as EntryView
+  t.same(d.related, ['a'], 'a→b→c→d→a: a stays a slug')
+  t.same(entries.reads, ['posts:b', 'posts:a,c', 'posts:d'], 'one read per level, each entry once, stops when nothing is new')
+
+  const self = new Entries().put('posts', entry('s', { related: ['s'] }))
+  const out = resolveEntries([view(entry('s', { related: ['s'] }))], 'posts', { depth: 3, fields: null, key: '3' }, context(self)).views[0]
+  t.same(out?.related, ['s'], 'a self-reference stays a slug')
+  t.doesNotThrow(() => JSON.stringify(five), 'the result is a tree JSON can write')
+})
+
+t.test('the same entry on two paths resolves per path', async t => {
+  const entries = new Entries()
+    .put('authors', entry('jane', { name: 'Jane', best: 'p1' }))
+  const p1 = view(entry('p1', { author: 'jane' }))
+  const p2 = view(entry('p2', { author: 'jane' }))
+  entries.put('posts', entry('p1', { author: 'jane' }))
+  const { views } = resolveEntries([p1, p2], 'posts', { depth: 2, fields: null, key: '2' }, context(entries))
+  t.equal((views[0]?.author as EntryView).best, 'p1', 'p1→jane→p1: on the path, a slug')
+  t.equal(((views[1]?.author as EntryView).best as EntryView)._slug, 'p1', 'p2→jane→p1: resolved')
+})
+
+t.test('a field list resolves only those fields, one level', async t => {
+  const entries = new Entries()
+    .put('authors', entry('jane', { name: 'Jane', best: 'p2' })).put('authors', entry('joe', { name: 'Joe' }))
+    .put('tags', entry('a', {}))
+  const root = view(entry('p1', { author: 'jane', tags: ['a'], seo: { by: 'joe' } }))
+  const out = resolveEntries([root], 'posts', { depth: 1, fields: new Set(['seo.by']), key: 'seo.by' }, context(entries)).views[0] as EntryView
+  t.equal(out.author, 'jane')
+  t.same(out.tags, ['a'])
+  t.equal(((out.seo as Record<string, unknown>).by as EntryView).name, 'Joe')
+  t.same(entries.reads, ['authors:joe'], 'only what the listed fields need is read')
+})
+
+t.test('many roots: still one read per (collection, level)', async t => {
+  const entries = new Entries()
+  for (let i = 0; i < 10; i++) entries.put('authors', entry(`a${i}`, { name: `A${i}` }))
+  const roots = Array.from({ length: 100 }, (_, i) => view(entry(`p${i}`, { author: `a${i % 10}`, seo: { by: `a${(i + 1) % 10}` }, tags: [] })))
+  const { views } = resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, context(entries))
+  t.equal(entries.reads.length, 1)
+  t.equal(views.length, 100)
+  t.equal((views[42]?.author as EntryView)._slug, 'a2')
+})
+
+t.test('asset URLs off the default environment carry _environment', async t => {
+  const entries = new Entries().put('authors', entry('jane', { avatar: '/api/assets/j.png' }), { environment: 'staging', locale: null })
+  const root = view(entry('p1', { author: 'jane', seo: { image: '/api/assets/p.png' } }))
+  const out = resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, true, 'staging')).views[0] as EntryView
+  t.equal((out.author as EntryView).avatar, `${PUBLIC}/api/assets/j.png?_environment=staging`)
+  t.equal((out.seo as Record<string, unknown>).image, `${PUBLIC}/api/assets/p.png?_environment=staging`)
+})
+
+t.test('an unknown root collection only expands asset URLs', async t => {
+  const entries = new Entries()
+  const { views } = resolveEntries([view(entry('x', { a: '/api/assets/x.png', author: 'jane' }))], 'nowhere', { depth: 1, fields: null, key: '1' }, context(entries))
+  t.equal(views[0]?.a, `${PUBLIC}/api/assets/x.png`)
+  t.equal(views[0]?.author, 'jane')
+  t.same(entries.reads, [])
+})
