@@ -73,7 +73,15 @@ interface Harness {
 }
 
 // Code that runs in the page is passed as strings: the server's TypeScript has no DOM types.
-const isFocused = async (locator: Locator): Promise<boolean> => await locator.evaluate(el => el.ownerDocument.activeElement === el)
+// Focus moves after the UI's next render: poll briefly instead of reading once (a loaded CI box is slow).
+const isFocused = async (locator: Locator): Promise<boolean> => {
+  const deadline = Date.now() + 3000
+  for (;;) {
+    if (await locator.evaluate(el => el.ownerDocument.activeElement === el)) return true
+    if (Date.now() > deadline) return false
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
 const horizontalOverflow = async (page: Page): Promise<number> =>
   await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')
 const storedKey = async (page: Page, storage: 'sessionStorage' | 'localStorage'): Promise<string | null> =>
