@@ -4,6 +4,7 @@
 // Unlike CollectionModel.referenceFields it also reaches into arrays (an `array` of references,
 // or of objects holding references), since those are references too.
 import type { CollectionModel, FieldDefinition } from '../../types/schema.js'
+import { isPlainObject, setOwn } from '../content/entry.js'
 
 export type Data = Record<string, unknown>
 
@@ -90,20 +91,8 @@ export function planOf (model: CollectionModel): ReferencePlan {
   return plan
 }
 
-export function isPlainObject (value: unknown): value is Data {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const proto = Object.getPrototypeOf(value) as unknown
-  return proto === Object.prototype || proto === null
-}
-
-/** Sets an own property; a `__proto__` key stays an ordinary property (stored JSON may hold one). */
-export function setOwn (target: Data, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  } else {
-    target[key] = value
-  }
-}
+// One definition of these object guards: the content pipeline's.
+export { isPlainObject, setOwn }
 
 /** A shallow copy. Spread defines properties, so a `__proto__` key stays an own property. */
 function copyOf (data: Data): Data {
