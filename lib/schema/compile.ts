@@ -146,7 +146,7 @@ const TYPE_MESSAGES: Record<FieldType, string> = {
   date: 'must be a date (YYYY-MM-DD)',
   datetime: 'must be a date-time with an offset (ISO 8601, e.g. 2024-05-01T09:30:00Z)',
   email: 'must be an email address',
-  url: 'must be an absolute http(s) URL',
+  url: 'must be an absolute http(s) URL or an asset path (/api/assets/...)',
   slug: 'must be a slug (lowercase letters, digits and hyphens)',
   color: 'must be a color (#rrggbb)',
   select: 'must be one of the options',

@@ -72,6 +72,15 @@ export function isAssetReference (value: string): boolean {
   return isAssetPath(value) || isHttpUrl(value)
 }
 
+/**
+ * A `url` value: an absolute http(s) URL, or a relative `/api/assets/...` path. Writes store a
+ * URL under `CMS_PUBLIC_URL/api/assets/` as that relative path (interface.md, asset URLs), so
+ * an entry read without `_resolve` and written back must still validate.
+ */
+export function isUrl (value: string): boolean {
+  return isHttpUrl(value) || isAssetPath(value)
+}
+
 export function isSlug (value: string): boolean {
   return value.length <= SLUG_MAX_LENGTH && SLUG_RE.test(value)
 }
@@ -85,7 +94,7 @@ export const FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
   'cms-date': isDate,
   'cms-datetime': isDateTime,
   'cms-email': isEmail,
-  'cms-url': isHttpUrl,
+  'cms-url': isUrl,
   'cms-asset': isAssetReference,
   'cms-slug': isSlug,
   'cms-color': isColor

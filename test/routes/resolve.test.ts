@@ -180,6 +180,21 @@ eachStore(t, async (t, _store, env) => {
     t.equal(stored.cover, '/api/assets/cover.png', 'what a resolved read gave back is stored relative again')
   })
 
+  t.test('a url field holding a public asset URL: stored relative, written back as read, absolute on _resolve', async t => {
+    const c = await setup(t, env)
+    await c.create(t, 'authors', { _slug: 'jane', name: 'Jane', homepage: `${PUBLIC_URL}/api/assets/cv/jane.pdf` })
+    const stored = await getJson(t, c, '/api/content/authors/jane')
+    t.equal(stored.homepage, '/api/assets/cv/jane.pdf')
+    const { _slug: _s, _created_at: _c, _updated_at: _u, ...rest } = stored
+    const put = await c.put('authors/jane', rest)
+    t.equal(put.statusCode, 200, 'what a read gave back validates on a write', { body: put.body })
+    t.equal(put.json().homepage, '/api/assets/cv/jane.pdf')
+    t.equal((await getJson(t, c, '/api/content/authors/jane?_resolve=1')).homepage, `${PUBLIC_URL}/api/assets/cv/jane.pdf`)
+    const bad = await c.put('authors/jane', { ...rest, homepage: '/etc/passwd' })
+    assertError(t, bad, 422, 'VALIDATION_FAILED')
+    t.match(bad.json().errors, [/^homepage: /], 'the error names the field')
+  })
+
   t.test('references are formatted per schema on read', async t => {
     const c = await setup(t, env)
     await seed(t, c)

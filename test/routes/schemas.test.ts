@@ -151,7 +151,7 @@ t.test('PUT /api/schemas/<name>: 200, rewrites the existing file, recompiles chi
   t.strictSame(events, [{ event: 'schema.updated', name: 'seo' }])
   const child = await app.inject({ method: 'GET', url: '/api/collections/post' })
   t.strictSame(Object.keys(child.json().fields), ['meta_title', 'canonical', 'title', 'published_at'], 'the child sees the new parent field')
-  t.strictSame(app.schemas.collection('post')?.validate({ title: 'x', canonical: 'not a url' }), ['canonical: must be an absolute http(s) URL'])
+  t.strictSame(app.schemas.collection('post')?.validate({ title: 'x', canonical: 'not a url' }), ['canonical: must be an absolute http(s) URL or an asset path (/api/assets/...)'])
 })
 
 t.test('PUT /api/schemas/<name>: rules 2, 4, 5 and 6 in order; cycles are 422 naming extends', async t => {

@@ -16,7 +16,8 @@ export const SCHEMAS: SchemaDefinition[] = [
       name: { field_type: 'string', required: true },
       avatar: { field_type: 'asset' },
       best: { field_type: 'reference', collection: 'posts' },
-      friends: { field_type: 'reference', collection: 'authors', multiple: true }
+      friends: { field_type: 'reference', collection: 'authors', multiple: true },
+      homepage: { field_type: 'url' }
     }
   },
   { name: 'tags', fields: { label: { field_type: 'string' } } },

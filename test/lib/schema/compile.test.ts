@@ -80,8 +80,11 @@ t.test('email, url, slug, color', async t => {
   }
   t.strictSame(check({ field_type: 'url' }, 'https://example.com/a?b=1#c'), [])
   t.strictSame(check({ field_type: 'url' }, 'http://localhost:3000'), [])
-  for (const bad of ['/api/assets/x.png', 'ftp://example.com', 'example.com', 'https://', 'javascript:alert(1)', 'https://exa mple.com']) {
-    t.strictSame(check({ field_type: 'url' }, bad), ['f: must be an absolute http(s) URL'], bad)
+  // What a write leaves of a public asset URL.
+  t.strictSame(check({ field_type: 'url' }, '/api/assets/photos/x.png'), [])
+  t.strictSame(check({ field_type: 'url' }, '/api/assets/x.png?_environment=staging'), [])
+  for (const bad of ['/api/assets/', '/api/assets/../x.png', '/etc/passwd', 'x.png', 'ftp://example.com', 'example.com', 'https://', 'javascript:alert(1)', 'https://exa mple.com']) {
+    t.strictSame(check({ field_type: 'url' }, bad), ['f: must be an absolute http(s) URL or an asset path (/api/assets/...)'], bad)
   }
   t.strictSame(check({ field_type: 'slug' }, 'hello-world-2'), [])
   for (const bad of ['Hello', 'a--b', '-a', 'a_b', 'a'.repeat(201)]) {

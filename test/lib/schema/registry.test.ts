@@ -147,7 +147,7 @@ t.test('update: rules 2, 4, 5, 6; rewrites .json5 when it exists; recompiles the
   t.not(registry.collection('page'), before.page, 'a grandchild is recompiled')
   t.equal(registry.collection('author'), before.author, 'an unrelated collection keeps its compiled model')
   t.strictSame(Object.keys(registry.collection('page')?.schema.fields ?? {}), ['meta_title', 'canonical', 'title'])
-  t.strictSame(registry.collection('post')?.validate({ title: 'x', canonical: 'nope' }), ['canonical: must be an absolute http(s) URL'])
+  t.strictSame(registry.collection('post')?.validate({ title: 'x', canonical: 'nope' }), ['canonical: must be an absolute http(s) URL or an asset path (/api/assets/...)'])
 
   // PUT may keep a partial reusable, and may turn a collection strict.
   await registry.update('post', { ...post, strict: true })
