@@ -361,11 +361,23 @@ export class SqliteStore implements ContentStore {
   getMany (scope: Scope, collection: string, slugs: readonly string[]): Map<string, StoredEntry> {
     checkBucket(scope, collection)
     const out = new Map<string, StoredEntry>()
-    const wanted = [...new Set(slugs.filter(isSlug))]
-    if (wanted.length === 0) return out
+    const locale = localeKey(scope)
+    // From the entry cache (which writes keep exact, as for get); the rest in one query.
+    const missing = new Set<string>()
+    for (const slug of slugs) {
+      if (out.has(slug) || missing.has(slug) || !isSlug(slug)) continue
+      const cached = this.keyed.get(entryKey(scope.environment, collection, locale, slug))
+      if (cached !== undefined) out.set(slug, cached)
+      else missing.add(slug)
+    }
+    if (missing.size === 0) return out
     const rows = this.statement(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug IN (SELECT value FROM json_each(?))`)
-      .all(scope.environment, localeKey(scope), JSON.stringify(wanted)) as EntryRow[]
-    for (const row of rows) out.set(row.slug, toEntry(row))
+      .all(scope.environment, locale, JSON.stringify([...missing])) as EntryRow[]
+    for (const row of rows) {
+      const entry = toEntry(row)
+      this.keyed.set(entryKey(scope.environment, collection, locale, row.slug), entry)
+      out.set(row.slug, entry)
+    }
     return out
   }
 
