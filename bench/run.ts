@@ -2,7 +2,9 @@
 // Every server runs in its own child process; autocannon drives them from this process.
 // Prints a table and writes bench/results.json. Options: --entries N (default 10000),
 // --list-entries N (SQLite list rows, default 100000), --file-list-entries N (default 10000),
-// --duration S (default 5), --connections N (default 50), --only create,get,list,resolve,transform.
+// --duration S (default 5), --warmup S (default 2; an unmeasured run before every measured one,
+// for Lectern and the baseline alike), --connections N (default 50),
+// --only create,get,list,resolve,transform.
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -18,6 +20,7 @@ const { values: opts } = parseArgs({
     'list-entries': { type: 'string', default: '100000' },
     'file-list-entries': { type: 'string', default: '10000' },
     duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     only: { type: 'string', default: 'create,get,list,resolve,transform' }
   }
@@ -25,6 +28,7 @@ const { values: opts } = parseArgs({
 const ENTRIES = Number(opts.entries)
 const LIST_ENTRIES = { sqlite: Number(opts['list-entries']), file: Number(opts['file-list-entries']) }
 const DURATION = Number(opts.duration)
+const WARMUP = Number(opts.warmup)
 const CONNECTIONS = Number(opts.connections)
 const ONLY = new Set(opts.only.split(','))
 const STORES = ['sqlite', 'file'] as const
@@ -126,14 +130,23 @@ function toMeasure (r: Result): Measure {
   }
 }
 
-async function cannon (url: string, request: CannonRequest, extraOpts: { amount?: number } = {}): Promise<Result> {
+async function cannon (url: string, request: CannonRequest, extraOpts: { amount?: number, duration?: number } = {}): Promise<Result> {
   return await autocannon({
     url,
     connections: CONNECTIONS,
-    ...(extraOpts.amount === undefined ? { duration: DURATION } : { amount: extraOpts.amount }),
+    ...(extraOpts.amount === undefined ? { duration: extraOpts.duration ?? DURATION } : { amount: extraOpts.amount }),
     requests: [request],
     timeout: 30
   })
+}
+
+/**
+ * A measured run after an unmeasured one of the same requests: the JIT has compiled the hot
+ * path, caches are filled and connections are open, for Lectern and the baseline alike.
+ */
+async function measure (url: string, request: CannonRequest): Promise<Measure> {
+  if (WARMUP > 0) await cannon(url, request, { duration: WARMUP })
+  return toMeasure(await cannon(url, request))
 }
 
 async function compare (
@@ -145,9 +158,9 @@ async function compare (
   const probe = await fetch(server.url + probePath, { headers })
   const body = Buffer.from(await probe.arrayBuffer())
   if (!probe.ok) throw new Error(`${name}: ${probe.status} ${body.toString().slice(0, 200)}`)
-  const lectern = toMeasure(await cannon(server.url, { ...request, headers: { ...headers, ...request.headers } }))
+  const lectern = await measure(server.url, { ...request, headers: { ...headers, ...request.headers } })
   const base = await startBaseline(body, probe.headers.get('content-type') ?? undefined)
-  const baseline = toMeasure(await cannon(base.url, { method: 'GET', path: '/' }))
+  const baseline = await measure(base.url, { method: 'GET', path: '/' })
   await base.stop()
   const ratio = lectern.reqPerSec / Math.max(1, baseline.reqPerSec)
   let pass = lectern.errors === 0
@@ -357,7 +370,7 @@ async function transformPhase (): Promise<void> {
 
 // ---------- main ----------
 async function main (): Promise<void> {
-  console.log(`Lectern benchmark: ${CONNECTIONS} connections, ${DURATION}s per row, ${os.cpus().length} cores, node ${process.version}`)
+  console.log(`Lectern benchmark: ${CONNECTIONS} connections, ${DURATION}s per row after ${WARMUP}s of warm-up, ${os.cpus().length} cores, node ${process.version}`)
   header()
   const failures: string[] = []
   for (const store of STORES) {
@@ -366,7 +379,7 @@ async function main (): Promise<void> {
   if (ONLY.has('transform')) {
     try { await transformPhase() } catch (err) { failures.push(`transform: ${(err as Error).message}`) }
   }
-  const out = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION, entries: ENTRIES, list_entries: LIST_ENTRIES, rows, extra, failures }
+  const out = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, entries: ENTRIES, list_entries: LIST_ENTRIES, rows, extra, failures }
   writeFileSync(resultsFile, JSON.stringify(out, null, 2) + '\n')
   console.log(`\nwrote ${resultsFile}`)
   if (failures.length > 0) {
