@@ -5,7 +5,7 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { matches, type AssetRepository, type OpenResult } from './repository.js'
-import { writeFileAtomic } from './fsutil.js'
+import { writeFileAtomic } from '../durable.js'
 import type { AssetListQuery, AssetListResult, AssetMeta } from './types.js'
 
 export const INDEX_FILE = 'assets-index.json'

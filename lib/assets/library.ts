@@ -11,7 +11,7 @@ import { badRequest, CmsError, conflict, notFound, payloadTooLarge } from '../er
 import { normalizeFileName } from '../slug.js'
 import type { AssetEvent } from '../../types/events.js'
 import { KeyedMutex } from './concurrency.js'
-import { fsyncDir, fsyncFile, tempPathFor } from './fsutil.js'
+import { fsyncDir, fsyncFile, tempPathFor } from '../durable.js'
 import { detectMime, inspectFile, type Inspection } from './inspect.js'
 import {
   ASSETS_PREFIX, AssetRoots, isInside, isMissing, joinAssetPath, MAX_NAME_LENGTH, normalizeFolder,

@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { DirSyncer, removeFileDurably, writeFileDurably } from '../store/fsync.js'
+import { DirSyncer, removeFileDurably, writeFileAtomic } from '../durable.js'
 import { ReverseIndex } from './reverse-index.js'
 
 export const INDEX_FILE = 'references.json'
@@ -93,7 +93,7 @@ export class IndexFile {
   async open (index: ReverseIndex, signature: string, save: boolean): Promise<void> {
     this.index = index
     this.signature = signature
-    await writeFileDurably(this.dir, OPEN_MARKER, 'The reference index is open: if this file is here at start, the last run did not close cleanly and the index is rebuilt.\n', this.syncer)
+    await writeFileAtomic(path.join(this.dir, OPEN_MARKER), 'The reference index is open: if this file is here at start, the last run did not close cleanly and the index is rebuilt.\n', this.syncer)
     if (save) {
       this.dirty = true
       await this.flush()
@@ -139,7 +139,7 @@ export class IndexFile {
     // Serialized synchronously: the saved state is the index at one instant.
     const text = JSON.stringify({ ...this.index.toJSON(), signature: this.signature })
     try {
-      await writeFileDurably(this.dir, INDEX_FILE, text, this.syncer)
+      await writeFileAtomic(path.join(this.dir, INDEX_FILE), text, this.syncer)
       this.saves++
     } catch (err) {
       this.dirty = true
@@ -149,7 +149,7 @@ export class IndexFile {
 
   /** Removes the saved index (it is not kept with environments); true when there was one. */
   async discard (): Promise<boolean> {
-    return await removeFileDurably(this.dir, INDEX_FILE, this.syncer)
+    return await removeFileDurably(path.join(this.dir, INDEX_FILE), this.syncer)
   }
 
   /** Final save, then the marker goes: the file is current. If the save fails, the marker stays. */
@@ -161,6 +161,6 @@ export class IndexFile {
     }
     if (this.index === null) return
     await this.flush()
-    await removeFileDurably(this.dir, OPEN_MARKER, this.syncer)
+    await removeFileDurably(path.join(this.dir, OPEN_MARKER), this.syncer)
   }
 }

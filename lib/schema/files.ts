@@ -1,50 +1,16 @@
 // The types directory on disk: `<name>.json5` and `<name>.json` files (`.json5` wins), written
 // atomically. Names are checked before they become paths, so nothing escapes the directory.
-import { randomUUID } from 'node:crypto'
-import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { readdir, readFile, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
+import { isTempFile, writeFileAtomic } from '../durable.js'
 import { isSchemaName } from './rules.js'
 
 export const SCHEMA_EXTENSIONS = ['.json5', '.json'] as const
 export type SchemaExtension = (typeof SCHEMA_EXTENSIONS)[number]
 
 const SCHEMA_FILE_RE = /^([a-z0-9_]{1,64})\.(json5|json)$/
-// Temp files of writeFileAtomic: hidden, so no reader ever mistakes one for a schema.
-const TEMP_FILE_RE = /^\..+\.[0-9a-f-]{36}\.tmp$/
 
 const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException | null)?.code === 'ENOENT'
-
-/**
- * Writes a file so that readers see the old or the new content, never a part: a temp file in
- * the same directory, fsync, rename over the target, then fsync the directory (best effort).
- */
-export async function writeFileAtomic (file: string, content: string): Promise<void> {
-  const dir = path.dirname(file)
-  const temp = path.join(dir, `.${path.basename(file)}.${randomUUID()}.tmp`)
-  const handle = await open(temp, 'wx', 0o644)
-  try {
-    try {
-      await handle.writeFile(content, 'utf8')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await rename(temp, file)
-  } catch (err) {
-    await unlink(temp).catch(() => {})
-    throw err
-  }
-  try {
-    const dirHandle = await open(dir, 'r')
-    try {
-      await dirHandle.sync()
-    } finally {
-      await dirHandle.close()
-    }
-  } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic.
-  }
-}
 
 export interface Listing {
   /** Schema name → the file in use (`.json5` when both exist). */
@@ -133,7 +99,7 @@ export class SchemaFiles {
   async removeStaleTempFiles (): Promise<number> {
     let removed = 0
     for (const entry of await readdir(this.dir)) {
-      if (!TEMP_FILE_RE.test(entry)) continue
+      if (!isTempFile(entry)) continue
       await unlink(path.join(this.dir, entry)).catch(() => {})
       removed++
     }

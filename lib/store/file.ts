@@ -21,7 +21,7 @@ import {
   checkUnique, conditionsKey, frozenEntry, isEntryStatus, isLookupValue, lookupKind, timestamps, silentLogger,
   type StoreLogger, type StoreOptions
 } from './common.js'
-import { fsyncDir, isTempFile } from './fsync.js'
+import { fsyncDir, isTempFile } from '../durable.js'
 import { checkBucket, checkSlug, isCollectionName, isScopeName, isSlug } from './names.js'
 import { FileWriter } from './writer.js'
 import type { ListQuery, ValueKind } from '../../types/query.js'

@@ -3,7 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { interpretSchemaText, parseSchemaText } from '../../../lib/schema/parse.js'
-import { SchemaFiles, writeFileAtomic } from '../../../lib/schema/files.js'
+import { SchemaFiles } from '../../../lib/schema/files.js'
+import { writeFileAtomic } from '../../../lib/durable.js'
 
 function tempDir (t: Test): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lectern-parse-'))
