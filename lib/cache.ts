@@ -103,6 +103,13 @@ export class ResponseCache {
     return this.lru?.size ?? 0
   }
 
+  /** A hit, counted as one; a miss is left for the get that follows it (see ContentService.cached*). */
+  peek (key: string): CachedBody | undefined {
+    const hit = this.lru?.get(key)
+    if (hit !== undefined) this.stats.hits++
+    return hit
+  }
+
   get (key: string): CachedBody | undefined {
     if (this.lru === null) return undefined
     const hit = this.lru.get(key)

@@ -8,7 +8,7 @@ import { collectionTag, entryKey as entryCacheKey, listKey as listCacheKey, type
 import { conflict, notFound, validationFailed } from '../errors.js'
 import { etagOf } from '../etag.js'
 import { parseListQuery } from '../query/parse.js'
-import { checkSlug } from '../slug.js'
+import { SLUG_MAX_LENGTH, SLUG_RE, checkSlug } from '../slug.js'
 import type { ReferenceService } from '../references/service.js'
 import type { ContentEvent } from '../../types/events.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
@@ -114,6 +114,30 @@ export class ContentService {
       view = this.view(model, entry)
     }
     return this.render(view, entry.status === 'published' ? key : null, tags)
+  }
+
+  /**
+   * The cached answer of a list GET, or undefined; what `list` would answer from the cache.
+   * Routes ask it first thing (onRequest), before the query is validated, so a hit costs a key
+   * and a lookup: a query that fails validation or parsing is never cached, so a hit means the
+   * same query was valid when it was stored. Scope parameters given twice are left to the
+   * validation (the key holds only their effective values).
+   */
+  cachedList (scope: Scope, collection: string, rawQuery: Record<string, unknown>, caller: Caller): Rendered | undefined {
+    const cache = this.reads.cache
+    if (cache?.enabled !== true || !scopeParamsValid(rawQuery) || this.registry.collection(collection) === null) return undefined
+    return cache.peek(listCacheKey(scope, collection, rawQuery, seesDrafts(caller)))
+  }
+
+  /**
+   * The cached answer of a single-entry GET, or undefined (see cachedList). Only without
+   * `_resolve`, which is parsed on the full path, and for a slug already in normal form.
+   */
+  cachedEntry (scope: Scope, collection: string, slug: string, caller: Caller, rawQuery: Record<string, unknown>): Rendered | undefined {
+    const cache = this.reads.cache
+    if (cache?.enabled !== true || rawQuery._resolve !== undefined || !scopeParamsValid(rawQuery)) return undefined
+    if (!isNormalSlug(slug) || this.registry.collection(collection) === null) return undefined
+    return cache.peek(entryCacheKey(scope, collection, slug, null, seesDrafts(caller)))
   }
 
   /**
@@ -330,6 +354,16 @@ export class ContentService {
     this.emit(contentEvent(write.operation === 'create' ? 'content.created' : 'content.updated', scope, collection, slug))
     return { entry, body: JSON.stringify(this.view(write.model, entry)) }
   }
+}
+
+/** `_locale` and `_environment` absent or given once: what the route's validation accepts. */
+function scopeParamsValid (query: Record<string, unknown>): boolean {
+  const { _locale: locale, _environment: environment } = query
+  return (locale === undefined || typeof locale === 'string') && (environment === undefined || typeof environment === 'string')
+}
+
+function isNormalSlug (slug: string): boolean {
+  return slug.length <= SLUG_MAX_LENGTH && SLUG_RE.test(slug)
 }
 
 function collectionKey (scope: Scope, collection: string): string {

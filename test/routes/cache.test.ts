@@ -135,6 +135,35 @@ eachStore(t, async (t, _store, env) => {
     t.equal(await read(''), 'main en')
   })
 
+  t.test('hits are served before validation, and never in place of an answer validation would refuse', async t => {
+    const c = await setup(t, env)
+    await seed(t, c)
+    const list = '/api/content/posts?_sort=title&_per_page=5'
+    const first = await c.get(list)
+    const entry = await c.get('/api/content/posts/hello')
+    const stats = { ...c.app.responseCache.stats }
+    t.equal((await c.get(list)).body, first.body)
+    t.equal((await c.get('/api/content/posts/hello')).body, entry.body)
+    t.equal(c.app.responseCache.stats.hits, stats.hits + 2, 'each hit counted once')
+    t.equal(c.app.responseCache.stats.misses, stats.misses, 'and no miss besides')
+
+    // Scope parameters given twice are a 400, though the key holds only their effective values.
+    for (const url of [`${list}&_locale=a&_locale=b`, `${list}&_environment=a&_environment=b`, '/api/content/posts/hello?_locale=a&_locale=b']) {
+      t.equal((await c.get(url)).statusCode, 400, url)
+    }
+    t.equal((await c.get(`${list}&_page=0`)).statusCode, 400, 'another query is another key')
+    t.equal((await c.get('/api/content/nope?_sort=title&_per_page=5')).statusCode, 404)
+    // A slug in another form is normalized on the full path, then served like the cached one.
+    const upper = await c.get('/api/content/posts/Hello')
+    t.equal(upper.statusCode, 200)
+    t.equal(upper.body, entry.body)
+    const head = await c.app.inject({ method: 'HEAD', url: '/api/content/posts/hello' })
+    t.equal(head.statusCode, 200)
+    t.equal(head.body, '', 'HEAD: no body')
+    t.equal(head.headers.etag, entry.headers.etag)
+    t.equal((await c.get(list, { 'if-none-match': first.headers.etag as string })).statusCode, 304, 'a hit honours If-None-Match')
+  })
+
   t.test('a schema change discards everything', async t => {
     const c = await setup(t, env)
     await seed(t, c)

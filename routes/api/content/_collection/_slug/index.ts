@@ -1,11 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { deleteSchema, getSchema, patchSchema, putSchema } from './schemas.js'
 
 const entryRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   // Writes check the permission in onRequest, before the body is read (update and delete rule 1).
   const contentWrite = fastify.requirePermission('ContentWrite')
 
-  fastify.get('/', { schema: getSchema }, async (request, reply) => {
+  // A cached answer goes out first thing, before the query is validated (see content.cachedEntry).
+  const cachedEntry = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const query = request.query as Record<string, unknown>
+    const { collection, slug } = request.params as { collection: string, slug: string }
+    const hit = fastify.content.cachedEntry(fastify.scopeOf(query), collection, slug, request.caller, query)
+    // A reply sent from a hook ends the request there (done is not called).
+    if (hit !== undefined) reply.sendRendered(hit)
+    else done()
+  }
+
+  fastify.get('/', { schema: getSchema, onRequest: cachedEntry }, async (request, reply) => {
     const { collection, slug } = request.params
     return reply.sendRendered(fastify.content.get(fastify.scopeOf(request.query), collection, slug, request.caller, request.query))
   })
