@@ -2,10 +2,13 @@
 // Every server runs in its own child process; autocannon drives them from this process.
 // Prints a table and writes bench/results.json. Options: --entries N (default 10000),
 // --list-entries N (SQLite list rows, default 100000), --file-list-entries N (default 10000),
-// --duration S (default 5), --warmup S (default 2; an unmeasured run before every measured one,
-// for Lectern and the baseline alike), --connections N (default 50),
+// --duration S (default 4), --warmup S (default 2; an unmeasured run before the measured ones,
+// for Lectern and the baseline alike), --rounds N (default 3; Lectern and the baseline are
+// measured in turn, N times each, and the medians compared), --connections N (default 50),
+// --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
+// this process, which drives the load, on core 1, so client and server never share a core),
 // --only create,get,list,resolve,transform.
-import { fork, type ChildProcess } from 'node:child_process'
+import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -19,8 +22,10 @@ const { values: opts } = parseArgs({
     entries: { type: 'string', default: '10000' },
     'list-entries': { type: 'string', default: '100000' },
     'file-list-entries': { type: 'string', default: '10000' },
-    duration: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '4' },
     warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
+    'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
     only: { type: 'string', default: 'create,get,list,resolve,transform' }
   }
@@ -29,6 +34,7 @@ const ENTRIES = Number(opts.entries)
 const LIST_ENTRIES = { sqlite: Number(opts['list-entries']), file: Number(opts['file-list-entries']) }
 const DURATION = Number(opts.duration)
 const WARMUP = Number(opts.warmup)
+const ROUNDS = Math.max(1, Number(opts.rounds))
 const CONNECTIONS = Number(opts.connections)
 const ONLY = new Set(opts.only.split(','))
 const STORES = ['sqlite', 'file'] as const
@@ -56,6 +62,22 @@ const rows: Row[] = []
 const extra: Record<string, unknown> = {}
 
 // ---------- processes ----------
+
+/** Sets the CPU affinity of every thread of `pid` (threads made later inherit it); false when it cannot. */
+function pin (pid: number, cpu: number): boolean {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const PINNED = !(opts['no-pin'] ?? false) && os.cpus().length >= 2 && pin(process.pid, 1)
+/** Servers run on core 0 when this process (the load) runs on core 1. */
+function pinServer (child: ChildProcess): void {
+  if (PINNED && child.pid !== undefined) pin(child.pid, 0)
+}
 let nextPort = 39100 + Math.floor(Math.random() * 500)
 
 interface Running { url: string, child: ChildProcess, stop: () => Promise<void> }
@@ -93,6 +115,7 @@ async function startLectern (store: Store, dataDir: string, env: Record<string, 
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
+  pinServer(child)
   const url = `http://127.0.0.1:${port}`
   await waitHealthy(url, child)
   return { url, child, stop: async () => { await stopChild(child) } }
@@ -103,6 +126,7 @@ async function startBaseline (body: Buffer, contentType?: string): Promise<Runni
   const file = path.join(scratch, `baseline-${port}.bin`)
   writeFileSync(file, body)
   const child = fork(baselineJs, [file, String(port), ...(contentType === undefined ? [] : [contentType])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  pinServer(child)
   const url = `http://127.0.0.1:${port}`
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => { resolve() })
@@ -140,13 +164,41 @@ async function cannon (url: string, request: CannonRequest, extraOpts: { amount?
   })
 }
 
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid] as number : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+
+/** The median req/s and p50 of the rounds, the worst p99, every error. */
+function combine (measures: Measure[]): Measure {
+  return {
+    reqPerSec: Math.round(median(measures.map(m => m.reqPerSec))),
+    p50: median(measures.map(m => m.p50)),
+    p99: Math.max(...measures.map(m => m.p99)),
+    bytes: Math.round(median(measures.map(m => m.bytes))),
+    errors: measures.reduce((sum, m) => sum + m.errors, 0)
+  }
+}
+
 /**
- * A measured run after an unmeasured one of the same requests: the JIT has compiled the hot
- * path, caches are filled and connections are open, for Lectern and the baseline alike.
+ * Lectern and the baseline measured in turn, ROUNDS times each, after an unmeasured warm-up of
+ * each (the JIT has compiled the hot path, caches are filled): a slow spell of the machine
+ * lands on one round of one side, and the medians leave it out.
  */
-async function measure (url: string, request: CannonRequest): Promise<Measure> {
-  if (WARMUP > 0) await cannon(url, request, { duration: WARMUP })
-  return toMeasure(await cannon(url, request))
+async function measurePair (lecternUrl: string, request: CannonRequest, baselineUrl: string): Promise<{ lectern: Measure, baseline: Measure }> {
+  const baselineRequest: CannonRequest = { method: 'GET', path: '/' }
+  if (WARMUP > 0) {
+    await cannon(lecternUrl, request, { duration: WARMUP })
+    await cannon(baselineUrl, baselineRequest, { duration: WARMUP })
+  }
+  const lectern: Measure[] = []
+  const baseline: Measure[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    lectern.push(toMeasure(await cannon(lecternUrl, request)))
+    baseline.push(toMeasure(await cannon(baselineUrl, baselineRequest)))
+  }
+  return { lectern: combine(lectern), baseline: combine(baseline) }
 }
 
 async function compare (
@@ -158,10 +210,14 @@ async function compare (
   const probe = await fetch(server.url + probePath, { headers })
   const body = Buffer.from(await probe.arrayBuffer())
   if (!probe.ok) throw new Error(`${name}: ${probe.status} ${body.toString().slice(0, 200)}`)
-  const lectern = await measure(server.url, { ...request, headers: { ...headers, ...request.headers } })
   const base = await startBaseline(body, probe.headers.get('content-type') ?? undefined)
-  const baseline = await measure(base.url, { method: 'GET', path: '/' })
-  await base.stop()
+  let measured
+  try {
+    measured = await measurePair(server.url, { ...request, headers: { ...headers, ...request.headers } }, base.url)
+  } finally {
+    await base.stop()
+  }
+  const { lectern, baseline } = measured
   const ratio = lectern.reqPerSec / Math.max(1, baseline.reqPerSec)
   let pass = lectern.errors === 0
   if (target.ratio !== undefined) pass &&= ratio >= target.ratio
@@ -370,7 +426,9 @@ async function transformPhase (): Promise<void> {
 
 // ---------- main ----------
 async function main (): Promise<void> {
-  console.log(`Lectern benchmark: ${CONNECTIONS} connections, ${DURATION}s per row after ${WARMUP}s of warm-up, ${os.cpus().length} cores, node ${process.version}`)
+  console.log(`Lectern benchmark: ${CONNECTIONS} connections; per row ${WARMUP}s of warm-up, then ${ROUNDS} rounds of ${DURATION}s ` +
+    `for Lectern and the baseline in turn (medians; p99 the worst round); ${os.cpus().length} cores, ` +
+    `${PINNED ? 'servers on core 0, load on core 1' : 'not pinned'}, node ${process.version}`)
   header()
   const failures: string[] = []
   for (const store of STORES) {
@@ -379,7 +437,7 @@ async function main (): Promise<void> {
   if (ONLY.has('transform')) {
     try { await transformPhase() } catch (err) { failures.push(`transform: ${(err as Error).message}`) }
   }
-  const out = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, entries: ENTRIES, list_entries: LIST_ENTRIES, rows, extra, failures }
+  const out = { date: new Date().toISOString(), node: process.version, cores: os.cpus().length, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, rounds: ROUNDS, pinned: PINNED, entries: ENTRIES, list_entries: LIST_ENTRIES, rows, extra, failures }
   writeFileSync(resultsFile, JSON.stringify(out, null, 2) + '\n')
   console.log(`\nwrote ${resultsFile}`)
   if (failures.length > 0) {
