@@ -37,6 +37,8 @@ const ENTRY_EXT = '.json'
 const READ_CONCURRENCY = 32
 /** Sorted orders kept per bucket (one per distinct `_sort`), until the next write to it. */
 const SORTED_ORDERS = 16
+/** Match lists kept per bucket (one per distinct conditions and `_sort`), until the next write to it. */
+const MATCH_LISTS = 32
 /** About what sorting the bucket costs per entry (ms), for the rent-or-buy choice of list(). */
 const SORT_COST_MS = 0.001
 
@@ -61,6 +63,11 @@ class Bucket {
   readonly inFlight = new Map<string, InFlight>()
   /** Per sort signature: the committed records in that order, or what answering without it cost (ms); cleared by every commit. */
   readonly sorted = new Map<string, { spent: number, records: Record_[] | null }>()
+  /**
+   * Per (sort signature, conditions): how often the query was asked, then every match in the
+   * kept order, so any page is a slice; cleared by every commit.
+   */
+  readonly matches = new Map<string, { asked: number, records: Record_[] | null }>()
   /** Counts per query conditions; cleared by every commit. */
   readonly counts = new Map<string, number>()
   /** findByValue's lookup tables per (path, kind), built on first use and kept up to date. */
@@ -102,6 +109,7 @@ class Bucket {
       if (rec !== null) addToIndex(index.map, typedKey(valueAtPath(rec.entry.data, index.path), index.kind), slug)
     }
     this.sorted.clear()
+    this.matches.clear()
     this.counts.clear()
   }
 }
@@ -354,8 +362,9 @@ export class FileStore implements ContentStore {
   /**
    * A page and its total. A sort order of the bucket is kept once answering without it has
    * cost about what sorting the bucket does (rent or buy, as the SQLite store's materialized
-   * lists): a query asked again and again walks the kept order and stops at the page (with the
-   * total counted once), while a bucket written between reads is never sorted whole in vain.
+   * lists): a query asked again walks the kept order and stops at the page (with the total
+   * counted once), and from its second time keeps its matches in that order, so a page is a
+   * slice; a bucket written between reads is never sorted or filtered whole in vain.
    */
   list (scope: Scope, collection: string, query: ListQuery): ListResult {
     const bucket = this.existingBucket(scope, collection)
@@ -377,7 +386,22 @@ export class FileStore implements ContentStore {
     }
     let result: ListResult
     if (order.records !== null) {
-      result = selectPage(order.records, predicate, offset, query.perPage, known ?? null)
+      // Asked again with the kept order: its matches are kept too (one pass), and each page
+      // is a slice, however deep; the first time, the walk stops at the page.
+      const matchKey = `${signature}\u0000${countKey}`
+      let kept = bucket.matches.get(matchKey)
+      if (kept === undefined) {
+        if (bucket.matches.size >= MATCH_LISTS) bucket.matches.delete(bucket.matches.keys().next().value as string)
+        kept = { asked: 0, records: null }
+        bucket.matches.set(matchKey, kept)
+      }
+      if (kept.records === null && ++kept.asked >= 2) kept.records = order.records.filter(predicate)
+      if (kept.records !== null) {
+        const page = kept.records.slice(offset, offset + query.perPage)
+        result = { items: page.map(rec => rec.entry), total: kept.records.length }
+      } else {
+        result = selectPage(order.records, predicate, offset, query.perPage, known ?? null)
+      }
     } else {
       // Without a kept order: the matches only, sorted.
       const started = performance.now()

@@ -321,9 +321,9 @@ t.test('both stores return the same pages as the reference', async t => {
         const query = toQuery(schema, g)
         if (query === null) continue
         const expected = reference(stored, query)
-        // Three times: a repeated query is answered from materialized results (SQLite) and
-        // cached orders and counts (file store); all must agree.
-        for (const store of [...stores, ...stores, ...stores]) {
+        // Four times: a repeated query is answered from materialized results (SQLite) and
+        // kept orders, match lists and counts (file store); all must agree.
+        for (const store of [...stores, ...stores, ...stores, ...stores]) {
           const got = store.list(scope, collection, query)
           const slugs = got.items.map(e => e.slug)
           if (got.total !== expected.total || JSON.stringify(slugs) !== JSON.stringify(expected.slugs)) {

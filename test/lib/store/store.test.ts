@@ -231,6 +231,16 @@ for (const kind of STORES) {
       await store.delete(scope, 'posts', 'p8')
       t.equal(store.list(scope, 'posts', q({ 'views[gt]': '4' })).total, 3)
       t.same(store.list(scope, 'empty', q({})), { items: [], total: 0 })
+
+      // Asked again and again (kept orders and match lists, materialized ids): every page the
+      // same as the first time, and a write refreshes them.
+      const pages = (): string[][] => [1, 2, 3].map(page => slugs({ 'views[gte]': '2', _sort: 'views', _per_page: '2', _page: String(page) }))
+      const first = pages()
+      t.same(first, [['p2', 'p3'], ['p4', 'p5'], ['p6', 'p7']])
+      for (let i = 0; i < 6; i++) t.same(pages(), first, `asked again (${i + 1})`)
+      await store.create(scope, 'posts', input('p0', { views: 3 }))
+      t.same(pages(), [['p2', 'p0'], ['p3', 'p4'], ['p5', 'p6']], 'after a write (equal views: by slug)')
+      for (let i = 0; i < 3; i++) t.same(pages(), [['p2', 'p0'], ['p3', 'p4'], ['p5', 'p6']])
     })
 
     t.test('path-unsafe and invalid names are rejected', async t => {
