@@ -103,8 +103,8 @@ export class ResponseCache {
     return this.lru?.size ?? 0
   }
 
-  /** A hit, counted as one; a miss is left for the get that follows it (see ContentService.cached*). */
-  peek (key: string): CachedBody | undefined {
+  /** Like get, but only a hit is counted: a miss is counted by the get that follows it (ContentService.cached*). */
+  lookup (key: string): CachedBody | undefined {
     const hit = this.lru?.get(key)
     if (hit !== undefined) this.stats.hits++
     return hit

@@ -1,5 +1,5 @@
-// Atomic, durable file writes, for everything Lectern keeps on disk outside SQLite (schema
-// files, the file store's index files, the reference index, asset records and transform
+// Atomic, durable file writes, for everything Lectern keeps on disk outside SQLite and the
+// file store's entries (schema files, the reference index, asset records, uploads and transform
 // variants): a temp file in the target's folder, write, fsync, rename over the target, then
 // fsync the folder so the rename itself survives a crash. A reader sees the old file or the
 // new one, never a part. (The file store's bulk entry writes do the same steps synchronously

@@ -3,6 +3,11 @@
 export const SLUG_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/
 export const SLUG_MAX_LENGTH = 200
 
+/** A slug already in normal form: lowercase letters, digits and single hyphens, no path characters. */
+export function isNormalSlug (value: unknown): value is string {
+  return typeof value === 'string' && value.length <= SLUG_MAX_LENGTH && SLUG_RE.test(value)
+}
+
 export const SLUG_ERRORS = {
   empty: 'Slug must not be empty.',
   path: 'Slug must not contain path characters (/, \\ or ..).',

@@ -1,7 +1,7 @@
 // The content pipeline (lib/content/service.ts) on the instance, and the two reply helpers its
 // routes answer with: bodies are serialized once by the pipeline, so the ETag hashes the bytes sent.
 import fp from 'fastify-plugin'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ContentService, type Rendered } from '../lib/content/service.js'
 import { ifNoneMatch } from '../lib/etag.js'
 
@@ -13,6 +13,11 @@ declare module 'fastify' {
      * references and cache plugins join the write pipeline (lib/content/hooks.ts).
      */
     content: ContentService
+    /**
+     * An onRequest hook for a read route: when `lookup` finds a cached answer, it is sent there
+     * and then (sendRendered), before the query is validated; otherwise the route runs.
+     */
+    cachedReply: (lookup: (request: FastifyRequest) => Rendered | undefined) => onRequestHookHandler
   }
   interface FastifyReply {
     /** Sends a body serialized by the content pipeline as JSON, byte for byte. */
@@ -39,6 +44,14 @@ export default fp(async (fastify) => {
   fastify.decorateReply('sendJson', function sendJson (this: FastifyReply, body: string) {
     return this.type(JSON_TYPE).send(body)
   })
+
+  fastify.decorate('cachedReply', (lookup: (request: FastifyRequest) => Rendered | undefined): onRequestHookHandler =>
+    function cachedReply (request, reply, done) {
+      const hit = lookup(request)
+      // A reply sent from a hook ends the request there (done is not called).
+      if (hit !== undefined) reply.sendRendered(hit)
+      else done()
+    })
 
   fastify.decorateReply('sendRendered', function sendRendered (this: FastifyReply, rendered: Rendered) {
     this.header('ETag', rendered.etag)

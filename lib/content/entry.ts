@@ -2,7 +2,7 @@
 // fields out of a request body, and rendering a stored entry the same way every time, since the
 // ETag is a hash of the exact bytes.
 import { badRequest } from '../errors.js'
-import { SLUG_MAX_LENGTH, SLUG_RE, checkSlug } from '../slug.js'
+import { checkSlug, isNormalSlug } from '../slug.js'
 import type { FieldDefinition } from '../../types/schema.js'
 import type { EntryStatus, StoredEntry } from '../../types/store.js'
 
@@ -71,7 +71,7 @@ export function bodySlug (value: unknown): string {
 /** A slug from the URL path, normalized; 400 when it is not valid (path characters included). */
 export function pathSlug (value: string): string {
   // The common case, an already normalized slug, skips the Unicode normalization.
-  if (value.length <= SLUG_MAX_LENGTH && SLUG_RE.test(value)) return value
+  if (isNormalSlug(value)) return value
   const check = checkSlug(value)
   if (!check.valid) throw badRequest(`The slug in the path is not valid: ${check.error ?? 'Slug is not valid.'}`)
   return check.normalized

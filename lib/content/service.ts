@@ -8,7 +8,7 @@ import { collectionTag, entryKey as entryCacheKey, listKey as listCacheKey, type
 import { conflict, notFound, validationFailed } from '../errors.js'
 import { etagOf } from '../etag.js'
 import { parseListQuery } from '../query/parse.js'
-import { SLUG_MAX_LENGTH, SLUG_RE, checkSlug } from '../slug.js'
+import { checkSlug, isNormalSlug } from '../slug.js'
 import type { ReferenceService } from '../references/service.js'
 import type { ContentEvent } from '../../types/events.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
@@ -118,7 +118,7 @@ export class ContentService {
 
   /**
    * The cached answer of a list GET, or undefined; what `list` would answer from the cache.
-   * Routes ask it first thing (onRequest), before the query is validated, so a hit costs a key
+   * Routes ask it first thing (content.cachedReply), before the query is validated, so a hit costs a key
    * and a lookup: a query that fails validation or parsing is never cached, so a hit means the
    * same query was valid when it was stored. Scope parameters given twice are left to the
    * validation (the key holds only their effective values).
@@ -126,7 +126,7 @@ export class ContentService {
   cachedList (scope: Scope, collection: string, rawQuery: Record<string, unknown>, caller: Caller): Rendered | undefined {
     const cache = this.reads.cache
     if (cache?.enabled !== true || !scopeParamsValid(rawQuery) || this.registry.collection(collection) === null) return undefined
-    return cache.peek(listCacheKey(scope, collection, rawQuery, seesDrafts(caller)))
+    return cache.lookup(listCacheKey(scope, collection, rawQuery, seesDrafts(caller)))
   }
 
   /**
@@ -137,7 +137,7 @@ export class ContentService {
     const cache = this.reads.cache
     if (cache?.enabled !== true || rawQuery._resolve !== undefined || !scopeParamsValid(rawQuery)) return undefined
     if (!isNormalSlug(slug) || this.registry.collection(collection) === null) return undefined
-    return cache.peek(entryCacheKey(scope, collection, slug, null, seesDrafts(caller)))
+    return cache.lookup(entryCacheKey(scope, collection, slug, null, seesDrafts(caller)))
   }
 
   /**
@@ -360,10 +360,6 @@ export class ContentService {
 function scopeParamsValid (query: Record<string, unknown>): boolean {
   const { _locale: locale, _environment: environment } = query
   return (locale === undefined || typeof locale === 'string') && (environment === undefined || typeof environment === 'string')
-}
-
-function isNormalSlug (slug: string): boolean {
-  return slug.length <= SLUG_MAX_LENGTH && SLUG_RE.test(slug)
 }
 
 function collectionKey (scope: Scope, collection: string): string {

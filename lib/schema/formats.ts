@@ -1,6 +1,6 @@
 // String formats of the field types (contract §5), written out here rather than borrowed from
 // ajv-formats so that each one means exactly what the README says it means.
-import { SLUG_MAX_LENGTH, SLUG_RE } from '../slug.js'
+import { isNormalSlug } from '../slug.js'
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/
 const DATETIME_RE = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
@@ -81,10 +81,6 @@ export function isUrl (value: string): boolean {
   return isHttpUrl(value) || isAssetPath(value)
 }
 
-export function isSlug (value: string): boolean {
-  return value.length <= SLUG_MAX_LENGTH && SLUG_RE.test(value)
-}
-
 export function isColor (value: string): boolean {
   return COLOR_RE.test(value)
 }
@@ -96,6 +92,6 @@ export const FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
   'cms-email': isEmail,
   'cms-url': isUrl,
   'cms-asset': isAssetReference,
-  'cms-slug': isSlug,
+  'cms-slug': isNormalSlug,
   'cms-color': isColor
 }

@@ -1,7 +1,7 @@
 // The names that address an entry: checked before they reach SQL text or become path segments
 // of the file store, whatever the caller has checked already.
 import { badRequest } from '../errors.js'
-import { SLUG_MAX_LENGTH, SLUG_RE } from '../slug.js'
+import { isNormalSlug } from '../slug.js'
 import type { Scope } from '../../types/scope.js'
 
 /** Collection names are schema names (interface.md Limits): lowercase letters, digits, underscore. */
@@ -18,9 +18,7 @@ export function isScopeName (name: unknown): name is string {
 }
 
 /** A normalized slug (lib/slug.ts): lowercase letters, digits and single hyphens; no path characters. */
-export function isSlug (slug: unknown): slug is string {
-  return typeof slug === 'string' && slug.length <= SLUG_MAX_LENGTH && SLUG_RE.test(slug)
-}
+export const isSlug: (slug: unknown) => slug is string = isNormalSlug
 
 /** Throws a 400 unless the collection and scope names are safe. */
 export function checkBucket (scope: Scope, collection: string): void {

@@ -1,16 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { createSchema, listSchema } from './schemas.js'
 
 const collectionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   // A cached answer goes out first thing, before the query is validated (see content.cachedList).
-  const cachedList = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+  const cachedList = fastify.cachedReply(request => {
     const query = request.query as Record<string, unknown>
-    const hit = fastify.content.cachedList(fastify.scopeOf(query), (request.params as { collection: string }).collection, query, request.caller)
-    // A reply sent from a hook ends the request there (done is not called).
-    if (hit !== undefined) reply.sendRendered(hit)
-    else done()
-  }
+    return fastify.content.cachedList(fastify.scopeOf(query), (request.params as { collection: string }).collection, query, request.caller)
+  })
 
   fastify.get('/', { schema: listSchema, onRequest: cachedList }, async (request, reply) => {
     const scope = fastify.scopeOf(request.query)

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { deleteSchema, getSchema, patchSchema, putSchema } from './schemas.js'
 
 const entryRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -7,14 +6,11 @@ const entryRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const contentWrite = fastify.requirePermission('ContentWrite')
 
   // A cached answer goes out first thing, before the query is validated (see content.cachedEntry).
-  const cachedEntry = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+  const cachedEntry = fastify.cachedReply(request => {
     const query = request.query as Record<string, unknown>
     const { collection, slug } = request.params as { collection: string, slug: string }
-    const hit = fastify.content.cachedEntry(fastify.scopeOf(query), collection, slug, request.caller, query)
-    // A reply sent from a hook ends the request there (done is not called).
-    if (hit !== undefined) reply.sendRendered(hit)
-    else done()
-  }
+    return fastify.content.cachedEntry(fastify.scopeOf(query), collection, slug, request.caller, query)
+  })
 
   fastify.get('/', { schema: getSchema, onRequest: cachedEntry }, async (request, reply) => {
     const { collection, slug } = request.params
