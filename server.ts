@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import app, { LOG_REDACT, serverOptions } from './app.js'
 import { ConfigError, loadConfig, type Config } from './lib/config.js'
+import { DeferredChildLogger, type ParentLogger } from './lib/log.js'
 
 function settings (): Config {
   try {
@@ -22,7 +23,13 @@ async function main (): Promise<void> {
   const config = settings()
   const logger = pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } })
   const { logger: _none, ...options } = serverOptions(config)
-  const fastify = Fastify({ ...options, loggerInstance: logger as FastifyBaseLogger })
+  const fastify = Fastify({
+    ...options,
+    loggerInstance: logger as FastifyBaseLogger,
+    // A request's child logger (bound to its id) is made when it first logs a line.
+    childLoggerFactory: (parent, bindings, childOptions) =>
+      new DeferredChildLogger(parent as unknown as ParentLogger, bindings, childOptions) as unknown as FastifyBaseLogger
+  })
 
   let closing = false
   const shutdown = (signal: string): void => {

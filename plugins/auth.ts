@@ -21,10 +21,11 @@ export default fp(async (fastify) => {
   const ring = new KeyRing(fastify.config.apiKeys)
 
   fastify.decorateRequest('caller', null as unknown as Caller)
-  fastify.addHook('onRequest', async (request: FastifyRequest) => {
-    const auth = request.headers.authorization
+  // Synchronous (a callback, not a promise): it runs on every request.
+  fastify.addHook('onRequest', function resolveCaller (request: FastifyRequest, _reply, done) {
     const apiKey = request.headers['x-api-key']
-    request.caller = ring.resolve(auth, Array.isArray(apiKey) ? apiKey[0] : apiKey)
+    request.caller = ring.resolve(request.headers.authorization, Array.isArray(apiKey) ? apiKey[0] : apiKey)
+    done()
   })
 
   fastify.decorate('requirePermission', (permission: Permission): preHandlerAsyncHookHandler => {

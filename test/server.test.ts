@@ -72,6 +72,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     await waitForHealth(t, port, exited)
     const health = await fetch(`http://127.0.0.1:${port}/health`)
     t.same(await health.json(), { status: 'ok' })
+    // At info, each request logs through its own child logger, bound to the request id.
+    const completed = /"reqId":"req-[^"]+".*"msg":"request completed"/
+    for (let i = 0; i < 50 && !completed.test(output()); i++) await new Promise(resolve => setTimeout(resolve, 20))
+    t.match(output(), completed)
     child.kill(signal)
     t.equal(await exited, 0, 'exit code 0')
     t.match(output(), /"msg":"stopped"/)
