@@ -3,7 +3,7 @@
 // lookup and no serialization or hashing.
 //
 // Keys:
-//   lists    (environment, collection, normalized query, locale, visibility)
+//   lists    (environment, collection, raw query string, locale, visibility)
 //   entries  (environment, collection, slug, `_resolve`, locale [, visibility with `_resolve`])
 // Visibility is whether the caller sees drafts. A list for a caller who sees drafts may hold
 // drafts, so it is never served to one who does not. Only published entries are stored; a
@@ -52,23 +52,13 @@ export function collectionTag (environment: string, collection: string): string 
 }
 
 /**
- * A list query in a canonical form: scope parameters left out (the scope is keyed by its
- * effective values), names sorted, values kept as given (`a=1&a=2` differs from `a=1,2`).
+ * A list's key. The query is keyed as the raw query string the client sent: the same string
+ * always parses to the same query, so it names the answer as well as any canonical form would,
+ * and a hit costs no parsing or sorting. Like an HTTP cache keyed on the URL, the same
+ * parameters in another order or encoding are kept apart.
  */
-export function normalizeQuery (query: Record<string, unknown>): string {
-  const names = Object.keys(query).filter(k => k !== '_locale' && k !== '_environment')
-  if (names.length === 0) return ''
-  names.sort()
-  let out = ''
-  for (const name of names) {
-    const value = query[name]
-    out += `${JSON.stringify(name)}=${JSON.stringify(value)}&`
-  }
-  return out
-}
-
-export function listKey (scope: Scope, collection: string, query: Record<string, unknown>, seesDrafts: boolean): string {
-  return `L${SEP}${scope.environment}${SEP}${scope.locale ?? ''}${SEP}${collection}${SEP}${seesDrafts ? 'd' : 'p'}${SEP}${normalizeQuery(query)}`
+export function listKey (scope: Scope, collection: string, queryString: string, seesDrafts: boolean): string {
+  return `L${SEP}${scope.environment}${SEP}${scope.locale ?? ''}${SEP}${collection}${SEP}${seesDrafts ? 'd' : 'p'}${SEP}${queryString}`
 }
 
 /** `resolve` is the canonical `_resolve` value or null; with one, visibility is keyed too. */

@@ -28,6 +28,10 @@ declare module 'fastify' {
      */
     sendRendered: (rendered: Rendered) => FastifyReply
   }
+  interface FastifyRequest {
+    /** The query string as received, without the `?` (empty when there is none): a list's cache key. */
+    readonly queryString: string
+  }
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -43,6 +47,14 @@ export default fp(async (fastify) => {
   // a string with a JSON content type goes out as it is, without the route's serializer.
   fastify.decorateReply('sendJson', function sendJson (this: FastifyReply, body: string) {
     return this.type(JSON_TYPE).send(body)
+  })
+
+  fastify.decorateRequest('queryString', {
+    getter (this: FastifyRequest): string {
+      const url = this.url
+      const mark = url.indexOf('?')
+      return mark === -1 ? '' : url.slice(mark + 1)
+    }
   })
 
   fastify.decorate('cachedReply', (lookup: (request: FastifyRequest) => Rendered | undefined): onRequestHookHandler =>

@@ -118,15 +118,14 @@ export class ContentService {
 
   /**
    * The cached answer of a list GET, or undefined; what `list` would answer from the cache.
-   * Routes ask it first thing (content.cachedReply), before the query is validated, so a hit costs a key
-   * and a lookup: a query that fails validation or parsing is never cached, so a hit means the
-   * same query was valid when it was stored. Scope parameters given twice are left to the
-   * validation (the key holds only their effective values).
+   * Routes ask it first thing (content.cachedReply), before the query is validated, so a hit
+   * costs a key and a lookup. The key holds the raw query string, and a query string that fails
+   * validation or parsing is never stored, so a hit means the same string was valid before.
    */
-  cachedList (scope: Scope, collection: string, rawQuery: Record<string, unknown>, caller: Caller): Rendered | undefined {
+  cachedList (scope: Scope, collection: string, queryString: string, caller: Caller): Rendered | undefined {
     const cache = this.reads.cache
-    if (cache?.enabled !== true || !scopeParamsValid(rawQuery) || this.registry.collection(collection) === null) return undefined
-    return cache.lookup(listCacheKey(scope, collection, rawQuery, seesDrafts(caller)))
+    if (cache?.enabled !== true || this.registry.collection(collection) === null) return undefined
+    return cache.lookup(listCacheKey(scope, collection, queryString, seesDrafts(caller)))
   }
 
   /**
@@ -142,15 +141,15 @@ export class ContentService {
 
   /**
    * List GET: `{ items, total, page, per_page, pages }`; callers without drafts see published
-   * only; `_resolve` on every item. List rule 3: cached per (environment, collection,
-   * normalized query, locale, caller's visibility); a hit skips even the query parsing (a
-   * query that does not parse is never cached).
+   * only; `_resolve` on every item. List rule 3: cached per (environment, collection, query,
+   * locale, caller's visibility), the query as `queryString`, the raw string it was parsed from
+   * (see listKey).
    */
-  list (scope: Scope, collection: string, rawQuery: Record<string, unknown>, caller: Caller): Rendered {
+  list (scope: Scope, collection: string, rawQuery: Record<string, unknown>, queryString: string, caller: Caller): Rendered {
     const model = this.model(collection)
     const sees = seesDrafts(caller)
     const { references, cache } = this.reads
-    const key = cache?.enabled === true ? listCacheKey(scope, collection, rawQuery, sees) : null
+    const key = cache?.enabled === true ? listCacheKey(scope, collection, queryString, sees) : null
     if (key !== null) {
       const hit = cache?.get(key)
       if (hit !== undefined) return hit

@@ -55,7 +55,7 @@ t.test('a durable write to a collection discards its responses, in its environme
   await fastify.content.create(staging, 'posts', { _slug: 'a', title: 'S' })
   fastify.content.get(main, 'posts', 'a', admin)
   fastify.content.get(staging, 'posts', 'a', admin)
-  fastify.content.list(main, 'posts', {}, admin)
+  fastify.content.list(main, 'posts', {}, '', admin)
   t.equal(fastify.responseCache.size, 3)
   await fastify.content.update(staging, 'posts', 'a', { title: 'S2' })
   t.equal(fastify.responseCache.size, 2, 'the staging entry went')

@@ -3,14 +3,12 @@ import { createSchema, listSchema } from './schemas.js'
 
 const collectionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   // A cached answer goes out first thing, before the query is validated (see content.cachedList).
-  const cachedList = fastify.cachedReply(request => {
-    const query = request.query as Record<string, unknown>
-    return fastify.content.cachedList(fastify.scopeOf(query), (request.params as { collection: string }).collection, query, request.caller)
-  })
+  const cachedList = fastify.cachedReply(request =>
+    fastify.content.cachedList(fastify.scopeOf(request.query as Record<string, unknown>), (request.params as { collection: string }).collection, request.queryString, request.caller))
 
   fastify.get('/', { schema: listSchema, onRequest: cachedList }, async (request, reply) => {
     const scope = fastify.scopeOf(request.query)
-    return reply.sendRendered(fastify.content.list(scope, request.params.collection, request.query, request.caller))
+    return reply.sendRendered(fastify.content.list(scope, request.params.collection, request.query, request.queryString, request.caller))
   })
 
   // The permission is checked in onRequest, before the body is even read: create rule 1 comes first.
