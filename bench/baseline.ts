@@ -4,11 +4,13 @@ import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 
 const [bodyFile, port] = process.argv.slice(2)
-if (bodyFile === undefined || port === undefined) throw new Error('usage: baseline.js <body-file> <port>')
+if (bodyFile === undefined || port === undefined) throw new Error('usage: baseline.js <body-file> <port, 0 for any> [content-type]')
 const body = readFileSync(bodyFile)
 const contentType = process.argv[4] ?? 'application/json; charset=utf-8'
 
 const fastify = Fastify({ logger: false })
 fastify.get('/*', async (_request, reply) => reply.header('content-type', contentType).send(body))
 await fastify.listen({ port: Number(port), host: '127.0.0.1' })
-process.send?.('ready')
+// Port 0 lets the kernel pick one: the parent learns which from this message.
+const address = fastify.server.address()
+process.send?.({ ready: true, port: typeof address === 'object' && address !== null ? address.port : Number(port) })

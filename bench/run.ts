@@ -78,7 +78,18 @@ const PINNED = !(opts['no-pin'] ?? false) && os.cpus().length >= 2 && pin(proces
 function pinServer (child: ChildProcess): void {
   if (PINNED && child.pid !== undefined) pin(child.pid, 0)
 }
-let nextPort = 39100 + Math.floor(Math.random() * 500)
+/**
+ * Lectern's ports are taken below the kernel's ephemeral range: the load opens thousands of
+ * client sockets, and one of them could otherwise hold the port a server is about to listen on.
+ * (The baselines listen on a port the kernel picks and report it.)
+ */
+function firstPort (): number {
+  let low = 32768
+  try { low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) } catch {}
+  const base = Number.isInteger(low) && low > 12000 ? low - 10000 : 39100
+  return base + Math.floor(Math.random() * 4000)
+}
+let nextPort = firstPort()
 
 interface Running { url: string, child: ChildProcess, stop: () => Promise<void> }
 
@@ -121,18 +132,17 @@ async function startLectern (store: Store, dataDir: string, env: Record<string, 
   return { url, child, stop: async () => { await stopChild(child) } }
 }
 
+let baselines = 0
 async function startBaseline (body: Buffer, contentType?: string): Promise<Running> {
-  const port = nextPort++
-  const file = path.join(scratch, `baseline-${port}.bin`)
+  const file = path.join(scratch, `baseline-${baselines++}.bin`)
   writeFileSync(file, body)
-  const child = fork(baselineJs, [file, String(port), ...(contentType === undefined ? [] : [contentType])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(baselineJs, [file, '0', ...(contentType === undefined ? [] : [contentType])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   pinServer(child)
-  const url = `http://127.0.0.1:${port}`
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => { resolve() })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', message => { resolve((message as { port: number }).port) })
     child.once('exit', code => { reject(new Error(`baseline exited with ${code}`)) })
   })
-  return { url, child, stop: async () => { await stopChild(child) } }
+  return { url: `http://127.0.0.1:${port}`, child, stop: async () => { await stopChild(child) } }
 }
 
 function rssMb (child: ChildProcess): number | null {
