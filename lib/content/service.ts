@@ -22,9 +22,9 @@ import { WriteHooks, type PendingWrite } from './hooks.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from './mutex.js'
 
-/** A response body serialized once, with its ETag; a cache hit gives the bytes it kept. */
+/** A response body serialized once, as the UTF-8 bytes that are sent, with its ETag. */
 export interface Rendered {
-  body: string | Buffer
+  body: Buffer
   etag: string
 }
 
@@ -183,15 +183,16 @@ export class ContentService {
   }
 
   /**
-   * Serializes a read once and hashes it; with a cache key, keeps the bytes and tag under it,
-   * depending on `tags`. Rendering and storing follow the store read in the same synchronous
-   * run, so a write's `written` hook (after it is durable) always discards what came before it.
+   * Serializes a read once, encodes it once and hashes those bytes, which are also the ones sent
+   * (and kept): with a cache key, under it, depending on `tags`. Rendering and storing follow the
+   * store read in the same synchronous run, so a write's `written` hook (after it is durable)
+   * always discards what came before it.
    */
   private render (value: unknown, key: string | null, tags: readonly string[]): Rendered {
-    const body = JSON.stringify(value)
-    const etag = etagOf(body)
-    if (key !== null) this.reads.cache?.set(key, { body: Buffer.from(body), etag }, tags)
-    return { body, etag }
+    const body = Buffer.from(JSON.stringify(value))
+    const rendered = { body, etag: etagOf(body) }
+    if (key !== null) this.reads.cache?.set(key, rendered, tags)
+    return rendered
   }
 
   /** interface.md "Slug check", rules 1–6. Never throws for bad input: the answer says what is wrong. */
