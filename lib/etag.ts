@@ -1,18 +1,18 @@
 // Entity tags for JSON responses (interface.md "Single-entry rules", contract §4): a quoted
 // 64-bit hash of the exact body bytes, as 16 lowercase hex digits.
-import { hash } from 'node:crypto'
+import xxhash from 'xxhash-wasm'
 
-/**
- * The ETag of a body: the first 8 bytes of its SHA-1 digest. One-shot `crypto.hash` runs in
- * native code (SHA-1 is hardware-accelerated on current CPUs) and costs about a microsecond for
- * a typical entry, less than any JavaScript 64-bit hash; collisions only need to be unlikely,
- * not infeasible, since the tag is not a security boundary. Strings are hashed as UTF-8, the
- * bytes that go on the wire.
- */
+// XXH64: a 64-bit hash by design, so the tag is the whole digest. Through WebAssembly it hashes
+// a 68 KB page in about 8 µs where SHA-1 (truncated to 64 bits) took 36 µs; collisions only
+// need to be unlikely, not infeasible, since the tag is not a security boundary.
+const { h64Raw } = await xxhash()
+const encoder = new TextEncoder()
+
+/** The ETag of a body; strings are hashed as UTF-8, the bytes that go on the wire. */
 export function etagOf (body: string | Uint8Array): string {
-  return `"${hash('sha1', body, 'hex').slice(0, 16)}"`
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body
+  return `"${h64Raw(bytes).toString(16).padStart(16, '0')}"`
 }
-
 /** The tag without quotes or a weak prefix: `W/"abc"` → `abc`. */
 function opaque (tag: string): string {
   let t = tag.trim()

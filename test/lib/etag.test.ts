@@ -1,11 +1,13 @@
 import t from 'tap'
-import { createHash } from 'node:crypto'
 import { etagOf, ifNoneMatch } from '../../lib/etag.js'
 
 t.test('etagOf is a quoted 16-digit lowercase hex hash of the UTF-8 bytes', async t => {
   const tag = etagOf('{"a":1}')
   t.match(tag, /^"[0-9a-f]{16}"$/)
-  t.equal(tag, `"${createHash('sha1').update('{"a":1}').digest('hex').slice(0, 16)}"`)
+  // XXH64 (seed 0) reference values.
+  t.equal(etagOf(''), '"ef46db3751d8e999"')
+  t.equal(etagOf('abc'), '"44bc2cf5ad770999"')
+  t.equal(etagOf(Buffer.from('abc')), '"44bc2cf5ad770999"')
   t.equal(etagOf('{"a":1}'), tag, 'deterministic')
   t.not(etagOf('{"a":2}'), tag, 'another body, another tag')
   t.equal(etagOf('"é"'), etagOf(Buffer.from('"é"', 'utf8')), 'a string hashes as its UTF-8 bytes')
