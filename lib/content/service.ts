@@ -9,6 +9,7 @@ import { conflict, notFound, validationFailed } from '../errors.js'
 import { etagOf } from '../etag.js'
 import { parseListQuery } from '../query/parse.js'
 import { checkSlug, isNormalSlug } from '../slug.js'
+import type { ResolveSpec } from '../references/resolve.js'
 import type { ReferenceService } from '../references/service.js'
 import type { ContentEvent } from '../../types/events.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
@@ -19,6 +20,7 @@ import {
   pathSlug, projectFields, valueAt, type Data, type EntryView
 } from './entry.js'
 import { WriteHooks, type PendingWrite } from './hooks.js'
+import { JsonMemo, spliceJson } from './json-memo.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from './mutex.js'
 
@@ -68,6 +70,8 @@ export class ContentService {
   private readonly emit: ContentServiceOptions['emit']
   private readonly collectionLocks = new KeyedMutex()
   private readonly entryLocks = new KeyedMutex()
+  /** The JSON text of each stored entry's view, made on its first read (json-memo.ts). */
+  private readonly viewTexts = new JsonMemo<StoredEntry>()
 
   constructor (options: ContentServiceOptions) {
     this.registry = options.registry
@@ -104,16 +108,16 @@ export class ContentService {
     const entry = this.store.get(scope, collection, normalized)
     if (entry === undefined || (entry.status === 'draft' && !sees)) throw entryNotFound(collection, normalized)
     const tags = [collectionTag(scope.environment, collection)]
-    let view: EntryView
+    let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
-      const resolved = references.resolve([entryView(entry)], collection, resolve, scope, sees)
-      view = resolved.views[0] ?? this.view(model, entry)
+      const resolved = this.resolvedJson(references, [entryView(entry)], collection, resolve, scope, sees, views => views[0] ?? this.view(model, entry))
+      json = resolved.json
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
     } else {
-      view = this.view(model, entry)
+      json = this.viewJson(model, entry)
     }
-    return this.render(view, entry.status === 'published' ? key : null, tags)
+    return this.render(json, entry.status === 'published' ? key : null, tags)
   }
 
   /**
@@ -158,22 +162,21 @@ export class ContentService {
     const resolve = references === null ? null : references.parseResolve(rawQuery._resolve, model)
     const result = this.store.list(scope, collection, query)
     const tags = [collectionTag(scope.environment, collection)]
-    let items: EntryView[]
+    const pages = Math.ceil(result.total / query.perPage)
+    const envelope = (items: unknown[]): ListEnvelope => ({ items, total: result.total, page: query.page, per_page: query.perPage, pages })
+    let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
-      const resolved = references.resolve(result.items.map(entry => projectFields(entryView(entry), query.fields)), collection, resolve, scope, sees)
-      items = resolved.views
+      const views = result.items.map(entry => projectFields(entryView(entry), query.fields))
+      const resolved = this.resolvedJson(references, views, collection, resolve, scope, sees, envelope)
+      json = resolved.json
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
+    } else if (query.fields === null) {
+      json = envelopeJson(result.items.map(entry => this.viewJson(model, entry)), envelope([]))
     } else {
-      items = result.items.map(entry => projectFields(this.view(model, entry), query.fields))
+      json = JSON.stringify(envelope(result.items.map(entry => projectFields(this.view(model, entry), query.fields))))
     }
-    return this.render({
-      items,
-      total: result.total,
-      page: query.page,
-      per_page: query.perPage,
-      pages: Math.ceil(result.total / query.perPage)
-    }, key, tags)
+    return this.render(json, key, tags)
   }
 
   /** The response view of a stored entry, references formatted per schema. */
@@ -182,14 +185,36 @@ export class ContentService {
     return this.reads.references === null ? view : this.reads.references.format(model, view)
   }
 
+  /** JSON.stringify(this.view(model, entry)), made once per stored entry and model. */
+  private viewJson (model: CollectionModel, entry: StoredEntry): string {
+    return this.viewTexts.json(entry, model, '', () => this.view(model, entry))
+  }
+
   /**
-   * Serializes a read once, encodes it once and hashes those bytes, which are also the ones sent
-   * (and kept): with a cache key, under it, depending on `tags`. Rendering and storing follow the
-   * store read in the same synchronous run, so a write's `written` hook (after it is durable)
-   * always discards what came before it.
+   * `_resolve` on `views`, serialized as `shape` wraps them. The embedded entries come as the
+   * kept texts of their views, spliced in; should the data hold a look-alike of the placeholders
+   * that takes, the same answer is built and serialized whole instead.
    */
-  private render (value: unknown, key: string | null, tags: readonly string[]): Rendered {
-    const body = Buffer.from(JSON.stringify(value))
+  private resolvedJson (
+    references: Pick<ReferenceService, 'resolve'>, views: EntryView[], collection: string, spec: ResolveSpec, scope: Scope,
+    sees: boolean, shape: (views: EntryView[]) => unknown
+  ): { json: string, collections: Set<string> } {
+    const resolved = references.resolve(views, collection, spec, scope, sees, true)
+    const json = JSON.stringify(shape(resolved.views))
+    const spliced = resolved.texts.length === 0 ? json : spliceJson(json, resolved.texts)
+    if (spliced !== null) return { json: spliced, collections: resolved.collections }
+    const whole = references.resolve(views, collection, spec, scope, sees, false)
+    return { json: JSON.stringify(shape(whole.views)), collections: whole.collections }
+  }
+
+  /**
+   * Encodes a read's JSON once and hashes those bytes, which are also the ones sent (and kept):
+   * with a cache key, under it, depending on `tags`. Rendering and storing follow the store read
+   * in the same synchronous run, so a write's `written` hook (after it is durable) always
+   * discards what came before it.
+   */
+  private render (json: string, key: string | null, tags: readonly string[]): Rendered {
+    const body = Buffer.from(json)
     const rendered = { body, etag: etagOf(body) }
     if (key !== null) this.reads.cache?.set(key, rendered, tags)
     return rendered
@@ -352,8 +377,25 @@ export class ContentService {
     const { scope, collection, slug } = write
     await this.hooks.runWritten({ operation: write.operation, scope, collection, model: write.model, slug, entry, previous: write.previous })
     this.emit(contentEvent(write.operation === 'create' ? 'content.created' : 'content.updated', scope, collection, slug))
-    return { entry, body: JSON.stringify(this.view(write.model, entry)) }
+    return { entry, body: this.viewJson(write.model, entry) }
   }
+}
+
+/** A list answer (contract §4). */
+interface ListEnvelope {
+  items: unknown[]
+  total: number
+  page: number
+  per_page: number
+  pages: number
+}
+
+/**
+ * JSON.stringify(envelope) with `items` given as the JSON texts of its items: the same bytes,
+ * without serializing the items again. The numbers are integers, written as JSON writes them.
+ */
+export function envelopeJson (items: readonly string[], envelope: ListEnvelope): string {
+  return `{"items":[${items.join(',')}],"total":${envelope.total},"page":${envelope.page},"per_page":${envelope.per_page},"pages":${envelope.pages}}`
 }
 
 /** `_locale` and `_environment` absent or given once: what the route's validation accepts. */

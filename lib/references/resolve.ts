@@ -14,6 +14,7 @@ import { badRequest } from '../errors.js'
 import type { EntryView } from '../content/entry.js'
 import type { Scope } from '../../types/scope.js'
 import type { StoredEntry } from '../../types/store.js'
+import { placeholder } from '../content/json-memo.js'
 import { expandAssetUrls, type AssetUrlBase } from './asset-urls.js'
 import {
   OMIT, forEachReference, formatReference, isPlainObject, setOwn,
@@ -74,12 +75,20 @@ export interface ResolveContext {
   planOf: (collection: string) => ReferencePlan | null
   getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Map<string, StoredEntry>
   assets: AssetUrlBase
+  /**
+   * When given, an embedded entry that is a leaf (its own references left as slugs) comes as a
+   * placeholder (json-memo.ts): the n-th one placed stands for `texts[n]`, the JSON text this
+   * function gives for it (made with `build`, or kept from an earlier read).
+   */
+  leafJson?: (entry: StoredEntry, plan: ReferencePlan, build: () => EntryView) => string
 }
 
 export interface Resolved {
   views: EntryView[]
   /** Every collection whose entries were looked up: what the answer depends on besides the roots. */
   collections: Set<string>
+  /** With `leafJson`: the texts of the placeholders in `views`, in the order JSON.stringify meets them. */
+  texts: string[]
 }
 
 interface Pending {
@@ -88,10 +97,11 @@ interface Pending {
   fields: ReadonlySet<string> | null
 }
 
-/** A loaded target: the entry (null when missing or hidden) and, once built, its leaf view. */
+/** A loaded target: the entry (null when missing or hidden) and, once built, its leaf view or text. */
 interface Slot {
   entry: StoredEntry | null
   leaf: EntryView | null
+  text: string | null
 }
 
 /** The entries on the path from a root, innermost first. */
@@ -157,8 +167,10 @@ export function resolveEntries (
     return plan
   }
   const rootPlan = planOf(collection)
+  const leafJson = ctx.leafJson
   const collections = new Set<string>()
-  if (rootPlan === null) return { views: roots.map(v => expandAssetUrls(v, ctx.assets)), collections }
+  const texts: string[] = []
+  if (rootPlan === null) return { views: roots.map(v => expandAssetUrls(v, ctx.assets)), collections, texts }
 
   // ---- loading: breadth first, one batch per (collection, level) ----
   /** collection → slug → what was loaded. */
@@ -187,7 +199,7 @@ export function resolveEntries (
       for (const slug of slugs) {
         const entry = found.get(slug)
         const visible = entry !== undefined && (entry.status === 'published' || ctx.seesDrafts) ? entry : null
-        bucket.set(slug, { entry: visible, leaf: null })
+        bucket.set(slug, { entry: visible, leaf: null, text: null })
         if (visible !== null && plan !== null && plan.refs.length > 0 && level + 1 < spec.depth) {
           next.push({ plan, data: visible.data, fields: null })
         }
@@ -213,8 +225,16 @@ export function resolveEntries (
     if (slot === undefined || slot.entry === null) return OMIT
     // A leaf (no level left) looks the same on every path: built once, shared.
     if (levelsLeft === 1) {
-      slot.leaf ??= buildEntry(target, slot.entry, 0, null)
-      return slot.leaf
+      const entry = slot.entry
+      const plan = leafJson === undefined ? null : planOf(target)
+      if (leafJson === undefined || plan === null) {
+        slot.leaf ??= buildEntry(target, entry, 0, null)
+        return slot.leaf
+      }
+      // Built in the order JSON.stringify walks the answer, so the n-th placeholder is met n-th.
+      slot.text ??= leafJson(entry, plan, () => buildEntry(target, entry, 0, null))
+      texts.push(slot.text)
+      return placeholder(texts.length - 1)
     }
     return buildEntry(target, slot.entry, levelsLeft - 1, { collection: target, slug, parent: path })
   }
@@ -241,5 +261,5 @@ export function resolveEntries (
       : (node, value) => spec.fields?.has(node.field) === true ? resolveValue(node, value, spec.depth, path) : formatReference(node, value)
     return mapEntry(rootPlan.fields, root, ctx.assets, fn, false) as EntryView
   })
-  return { views, collections }
+  return { views, collections, texts }
 }

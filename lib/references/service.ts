@@ -5,9 +5,10 @@
 import { notFound } from '../errors.js'
 import { pathSlug } from '../content/entry.js'
 import type { PendingWrite, WrittenChange } from '../content/hooks.js'
+import { JsonMemo } from '../content/json-memo.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
-import type { ContentStore } from '../../types/store.js'
+import type { ContentStore, StoredEntry } from '../../types/store.js'
 import { assetUrlBase, relativizeAssetUrls } from './asset-urls.js'
 import { buildIndex, outgoingReferences } from './build.js'
 import { checkReferences } from './check.js'
@@ -36,6 +37,8 @@ export class ReferenceService {
   private onIndexChange: () => void = () => {}
   /** Per collection, the signature of its reference fields the index was built with. */
   private indexedPlans = new Map<string, string>()
+  /** The JSON texts of entries embedded as leaves by `_resolve`. */
+  private readonly leafTexts = new JsonMemo<StoredEntry>()
 
   constructor (options: ReferenceServiceOptions) {
     this.registry = options.registry
@@ -92,14 +95,21 @@ export class ReferenceService {
     return formatReferences(planOf(model), view) as T
   }
 
-  /** `_resolve` on views of `collection`'s entries; also expands asset URLs. */
-  resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean): Resolved {
+  /**
+   * `_resolve` on views of `collection`'s entries; also expands asset URLs. With `texts`, the
+   * embedded leaf entries come as placeholders for their JSON texts (Resolved.texts), kept with
+   * each stored entry for its plan and asset URL base, so a leaf is serialized once, not per read.
+   */
+  resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean, texts = false): Resolved {
+    const assets = assetUrlBase(this.publicUrl, this.environments, scope.environment)
+    const variant = `${assets.publicUrl}\u0000${assets.environmentParam ?? ''}`
     return resolveEntries(views, collection, spec, {
       scope,
       seesDrafts,
       planOf: c => this.planOf(c),
       getMany: (s, c, slugs) => this.store.getMany(s, c, slugs),
-      assets: assetUrlBase(this.publicUrl, this.environments, scope.environment)
+      assets,
+      ...(texts ? { leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, variant, build) } : {})
     })
   }
 

@@ -203,4 +203,37 @@ eachStore(t, async (t, _store, env) => {
     t.equal(hello.author, 'jane')
     t.same(hello.tags, ['news', 'tech'])
   })
+
+  t.test('answers are exact JSON: kept entry texts and spliced leaves read as a whole serialization would', async t => {
+    const c = await setup(t, env)
+    await seed(t, c)
+    // A NUL character in the data looks like the placeholders embedded entries are spliced by:
+    // the answer is then built whole, and reads the same.
+    await c.create(t, 'authors', { _slug: 'nul', name: '\u00000', avatar: '/api/assets/nul.png' })
+    await c.create(t, 'posts', { _slug: 'nul-post', title: '\u00001', author: 'nul', tags: ['news'] })
+    for (const url of [
+      '/api/content/posts', '/api/content/posts?_resolve=1', '/api/content/posts?_resolve=2', '/api/content/posts?_fields=title',
+      '/api/content/posts/hello', '/api/content/posts/hello?_resolve=1', '/api/content/posts/nul-post?_resolve=1', '/api/content/authors/nul'
+    ]) {
+      for (let round = 0; round < 2; round++) {
+        const res = await c.get(url)
+        t.equal(res.statusCode, 200)
+        t.equal(res.body, JSON.stringify(JSON.parse(res.body)), `${url}: canonical JSON (round ${round + 1})`)
+        t.equal(res.headers.etag, etagOf(res.body))
+      }
+    }
+    const list = await getJson(t, c, '/api/content/posts?_resolve=1')
+    t.same(Object.keys(list), ['items', 'total', 'page', 'per_page', 'pages'])
+    const nul = (list.items as Body[]).find(p => p._slug === 'nul-post') as Body
+    t.equal(nul.title, '\u00001')
+    t.match(nul.author, { _slug: 'nul', name: '\u00000', avatar: `${PUBLIC_URL}/api/assets/nul.png` })
+    t.same((nul.tags as Body[]).map(tag => tag.label), ['News'])
+    const hello = await getJson(t, c, '/api/content/posts/hello?_resolve=1')
+    t.match(hello.author, { _slug: 'jane', name: 'Jane' })
+
+    // A write replaces the entry's text: the next read shows it, resolved or not.
+    t.equal((await c.put('authors/jane', { name: 'Jane Doe', avatar: '/api/assets/jane.png' })).statusCode, 200)
+    t.match((await getJson(t, c, '/api/content/posts/hello?_resolve=1')).author, { name: 'Jane Doe' })
+    t.equal(((await getJson(t, c, '/api/content/authors')).items as Body[]).find(a => a._slug === 'jane')?.name, 'Jane Doe')
+  })
 })

@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { JsonMemo, spliceJson } from '../../../lib/content/json-memo.js'
 import { CmsError } from '../../../lib/errors.js'
 import { assetUrlBase } from '../../../lib/references/asset-urls.js'
 import { compilePlan, type ReferencePlan } from '../../../lib/references/plan.js'
@@ -195,4 +196,44 @@ t.test('an unknown root collection only expands asset URLs', async t => {
   t.equal(views[0]?.a, `${PUBLIC}/api/assets/x.png`)
   t.equal(views[0]?.author, 'jane')
   t.same(entries.reads, [])
+})
+
+t.test('leaf texts: the answer spliced from kept texts is byte for byte the answer built whole', async t => {
+  const entries = new Entries()
+    .put('authors', entry('jane', { name: 'Jané', avatar: '/api/assets/jane.png', best: 'p2', friends: ['joe', 'gone'] }))
+    .put('authors', entry('joe', { name: 'Joe "J"' })).put('authors', entry('draft', { name: 'D' }, 'draft'))
+    .put('tags', entry('a', { label: 'A' })).put('tags', entry('b', { label: 'B' }))
+    .put('posts', entry('p2', { title: 'Two', author: 'joe', related: ['p1'] }))
+    .put('posts', entry('p1', { title: 'One', author: 'jane', related: ['p2'] }))
+  const roots = [
+    view(entry('p1', { title: 'One', author: 'jane', tags: ['b', 'a', 'gone'], seo: { image: '/api/assets/p1.png', by: 'joe' }, related: ['p2', 'p1'] })),
+    view(entry('p3', { author: 'draft', tags: [], seo: { by: 'gone' }, related: ['p2'] })),
+    view(entry('p4', { author: 'jane' }))
+  ]
+  const memo = new JsonMemo<StoredEntry>()
+  let builds = 0
+  const withTexts = (ctx: ResolveContext): ResolveContext => ({
+    ...ctx,
+    leafJson: (e, plan, build) => memo.json(e, plan, ctx.assets.environmentParam ?? '', () => { builds++; return build() })
+  })
+  for (const sees of [true, false]) {
+    for (const spec of [{ depth: 1, fields: null, key: '1' }, { depth: 2, fields: null, key: '2' }, { depth: 5, fields: null, key: '5' }, { depth: 1, fields: new Set(['seo.by', 'tags']), key: 'seo.by,tags' }]) {
+      const whole = resolveEntries(roots, 'posts', spec, context(entries, sees))
+      const parts = resolveEntries(roots, 'posts', spec, withTexts(context(entries, sees)))
+      t.equal(whole.texts.length, 0, 'no placeholders without leafJson')
+      if (spec.depth === 1) t.ok(parts.texts.length > 0, 'leaves came as placeholders')
+      t.equal(spliceJson(JSON.stringify({ items: parts.views }), parts.texts), JSON.stringify({ items: whole.views }), `depth ${spec.depth}, fields ${spec.key}, drafts ${String(sees)}`)
+    }
+  }
+  const before = builds
+  resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, withTexts(context(entries)))
+  t.equal(builds, before, 'a leaf is built once per stored entry, then its text is kept')
+})
+
+t.test('leaf texts: data that looks like a placeholder makes the splice give up', async t => {
+  const entries = new Entries().put('authors', entry('jane', { name: '\u00000' }))
+  const roots = [view(entry('p1', { title: '\u00000', author: 'jane' }))]
+  const ctx: ResolveContext = { ...context(entries), leafJson: (_e, _plan, build) => JSON.stringify(build()) }
+  const parts = resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, ctx)
+  t.equal(spliceJson(JSON.stringify(parts.views), parts.texts), null)
 })

@@ -1,0 +1,35 @@
+import t from 'tap'
+import { JsonMemo, placeholder, spliceJson } from '../../../lib/content/json-memo.js'
+
+t.test('JsonMemo: made once per entry, shape and variant', async t => {
+  const memo = new JsonMemo<object>()
+  const entry = Object.freeze({ a: 1 })
+  const shapeA = {}
+  const shapeB = {}
+  let made = 0
+  const make = (): unknown => { made++; return { a: 1, é: '"x"' } }
+  t.equal(memo.json(entry, shapeA, '', make), JSON.stringify({ a: 1, é: '"x"' }))
+  t.equal(memo.json(entry, shapeA, '', make), JSON.stringify({ a: 1, é: '"x"' }))
+  t.equal(made, 1, 'kept')
+  memo.json(entry, shapeB, '', make)
+  t.equal(made, 2, 'another shape (a schema changed) makes it again')
+  memo.json(entry, shapeB, 'staging', make)
+  t.equal(made, 3, 'another variant too')
+  memo.json(Object.freeze({ a: 1 }), shapeB, 'staging', make)
+  t.equal(made, 4, 'another entry object (a write) too')
+})
+
+t.test('spliceJson', async t => {
+  const texts = ['{"x":1}', '[2]', '"three"']
+  const json = JSON.stringify({ a: placeholder(0), b: [placeholder(1), 'keep'], c: { d: placeholder(2) } })
+  t.equal(spliceJson(json, texts), '{"a":{"x":1},"b":[[2],"keep"],"c":{"d":"three"}}')
+  t.equal(spliceJson('{"a":1}', []), '{"a":1}', 'nothing to splice')
+  t.equal(spliceJson(JSON.stringify([placeholder(1), placeholder(0)]), ['0', '1']), null, 'out of order')
+  t.equal(spliceJson(JSON.stringify([placeholder(0)]), ['0', '1']), null, 'one missing')
+  t.equal(spliceJson(JSON.stringify([placeholder(0), placeholder(1)]), ['0']), null, 'one too many')
+  t.equal(spliceJson(JSON.stringify([placeholder(0), '\u0000x']), ['0']), null, 'a NUL string in the data')
+  t.equal(spliceJson(JSON.stringify({ '\u00000': placeholder(0) }), ['0']), null, 'a key that looks like one')
+  t.equal(spliceJson(JSON.stringify(['"\u00000']), []), null, 'an escaped quote before a NUL')
+  t.equal(spliceJson(JSON.stringify(['\\u00000', placeholder(0)]), ['[]']), null, 'a backslash-u text: given up too (the caller serializes whole)')
+  t.equal(spliceJson(JSON.stringify(['a\\b', placeholder(0)]), ['[]']), '["a\\\\b",[]]', 'other escapes are fine')
+})
