@@ -111,7 +111,8 @@ export class ContentService {
     let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
-      const resolved = this.resolvedJson(references, [entryView(entry)], collection, resolve, scope, sees, views => views[0] ?? this.view(model, entry))
+      const resolved = this.resolvedJson(references, [entry], [entryView(entry)], false, { collection, spec: resolve, scope, sees },
+        views => views[0] ?? this.view(model, entry), texts => texts[0] ?? this.viewJson(model, entry))
       json = resolved.json
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
     } else {
@@ -168,7 +169,8 @@ export class ContentService {
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
       const views = result.items.map(entry => projectFields(entryView(entry), query.fields))
-      const resolved = this.resolvedJson(references, views, collection, resolve, scope, sees, envelope)
+      const resolved = this.resolvedJson(references, result.items, views, query.fields !== null, { collection, spec: resolve, scope, sees },
+        envelope, texts => envelopeJson(texts, envelope([])))
       json = resolved.json
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
     } else if (query.fields === null) {
@@ -191,19 +193,26 @@ export class ContentService {
   }
 
   /**
-   * `_resolve` on `views`, serialized as `shape` wraps them. The embedded entries come as the
-   * kept texts of their views, spliced in; should the data hold a look-alike of the placeholders
-   * that takes, the same answer is built and serialized whole instead.
+   * `_resolve` on the views of `entries` (`views`, projected by `_fields` or not), serialized as
+   * `shape` wraps them. Unprojected, each root comes as its kept resolved text, joined by
+   * `join`; otherwise the embedded entries come as the kept texts of their views, spliced in.
+   * Should the data hold a look-alike of the placeholders either takes, the same answer is
+   * built and serialized whole instead.
    */
   private resolvedJson (
-    references: Pick<ReferenceService, 'resolve'>, views: EntryView[], collection: string, spec: ResolveSpec, scope: Scope,
-    sees: boolean, shape: (views: EntryView[]) => unknown
+    references: Pick<ReferenceService, 'resolve'>, entries: readonly StoredEntry[], views: EntryView[], projected: boolean,
+    target: { collection: string, spec: ResolveSpec, scope: Scope, sees: boolean },
+    shape: (views: EntryView[]) => unknown, join: (texts: string[]) => string
   ): { json: string, collections: Set<string> } {
-    const resolved = references.resolve(views, collection, spec, scope, sees, true)
-    const json = JSON.stringify(shape(resolved.views))
-    const spliced = resolved.texts.length === 0 ? json : spliceJson(json, resolved.texts)
-    if (spliced !== null) return { json: spliced, collections: resolved.collections }
-    const whole = references.resolve(views, collection, spec, scope, sees, false)
+    const { collection, spec, scope, sees } = target
+    const resolved = references.resolve(views, collection, spec, scope, sees, { texts: true, ...(projected ? {} : { entries }) })
+    if (resolved.rootTexts !== undefined && resolved.rootTexts !== null) return { json: join(resolved.rootTexts), collections: resolved.collections }
+    if (resolved.rootTexts === undefined) {
+      const json = JSON.stringify(shape(resolved.views))
+      const spliced = resolved.texts.length === 0 ? json : spliceJson(json, resolved.texts)
+      if (spliced !== null) return { json: spliced, collections: resolved.collections }
+    }
+    const whole = references.resolve(views, collection, spec, scope, sees)
     return { json: JSON.stringify(shape(whole.views)), collections: whole.collections }
   }
 

@@ -109,22 +109,24 @@ export interface FoundReference {
 
 /** Calls `fn` for every slug referenced by `data`, without building paths (the hot loop of `_resolve`). */
 export function forEachReference (plan: ReferencePlan, data: Data, fn: (node: RefNode, slug: string) => void): void {
-  if (plan.refs.length === 0) return
-  const visit = (node: PlanNode, value: unknown): void => {
-    if (value === undefined || value === null) return
-    if (node.kind === 'ref') {
-      if (typeof value === 'string') fn(node, value)
-      else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') fn(node, v)
-    } else if (node.kind === 'object') {
-      if (isPlainObject(value)) visitFields(node.fields, value)
-    } else if (Array.isArray(value)) {
-      for (const item of value) visit(node.item, item)
-    }
+  if (plan.refs.length !== 0) visitRefFields(plan.fields, data, fn)
+}
+
+// forEachReference's walk, without closures: `_resolve` runs it over every entry it loads.
+function visitRefFields (fields: ReadonlyMap<string, PlanNode>, obj: Data, fn: (node: RefNode, slug: string) => void): void {
+  for (const [name, node] of fields) if (Object.hasOwn(obj, name)) visitRefs(node, obj[name], fn)
+}
+
+function visitRefs (node: PlanNode, value: unknown, fn: (node: RefNode, slug: string) => void): void {
+  if (value === undefined || value === null) return
+  if (node.kind === 'ref') {
+    if (typeof value === 'string') fn(node, value)
+    else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') fn(node, v)
+  } else if (node.kind === 'object') {
+    if (isPlainObject(value)) visitRefFields(node.fields, value, fn)
+  } else if (Array.isArray(value)) {
+    for (const item of value) visitRefs(node.item, item, fn)
   }
-  const visitFields = (fields: ReadonlyMap<string, PlanNode>, obj: Data): void => {
-    for (const [name, node] of fields) if (Object.hasOwn(obj, name)) visit(node, obj[name])
-  }
-  visitFields(plan.fields, data)
 }
 
 /**

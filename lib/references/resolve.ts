@@ -14,7 +14,7 @@ import { badRequest } from '../errors.js'
 import type { EntryView } from '../content/entry.js'
 import type { Scope } from '../../types/scope.js'
 import type { StoredEntry } from '../../types/store.js'
-import { placeholder } from '../content/json-memo.js'
+import { placeholder, spliceJson } from '../content/json-memo.js'
 import { expandAssetUrls, type AssetUrlBase } from './asset-urls.js'
 import {
   OMIT, forEachReference, formatReference, isPlainObject, setOwn,
@@ -81,6 +81,30 @@ export interface ResolveContext {
    * function gives for it (made with `build`, or kept from an earlier read).
    */
   leafJson?: (entry: StoredEntry, plan: ReferencePlan, build: () => EntryView) => string
+  /**
+   * With `leafJson`: the stored entries the roots are the views of (same order), and where their
+   * resolved texts are kept. Then the answer is Resolved.rootTexts, each root's JSON text: kept
+   * from an earlier read when every entry it embedded (or found missing) is still the same
+   * object, made otherwise (and kept).
+   */
+  rootTexts?: { entries: readonly StoredEntry[], kept: ResolvedTexts, variant: string }
+}
+
+/** A target a resolved root looked up, and what it found: the same object must be there for the text to hold. */
+type Dependency = [collection: string, slug: string, entry: StoredEntry | null]
+
+/** Resolved texts of root entries, each with what it depends on (see ResolveContext.rootTexts). */
+export class ResolvedTexts {
+  private readonly texts = new WeakMap<StoredEntry, { plan: ReferencePlan, variant: string, deps: Dependency[], json: string }>()
+
+  get (entry: StoredEntry, plan: ReferencePlan, variant: string): { deps: Dependency[], json: string } | undefined {
+    const kept = this.texts.get(entry)
+    return kept !== undefined && kept.plan === plan && kept.variant === variant ? kept : undefined
+  }
+
+  set (entry: StoredEntry, plan: ReferencePlan, variant: string, deps: Dependency[], json: string): void {
+    this.texts.set(entry, { plan, variant, deps, json })
+  }
 }
 
 export interface Resolved {
@@ -89,6 +113,11 @@ export interface Resolved {
   collections: Set<string>
   /** With `leafJson`: the texts of the placeholders in `views`, in the order JSON.stringify meets them. */
   texts: string[]
+  /**
+   * With `rootTexts`: each root's resolved JSON text (then `views` is empty), or null when one
+   * could not be spliced (the data holds a placeholder look-alike: resolve without texts).
+   */
+  rootTexts?: string[] | null
 }
 
 interface Pending {
@@ -168,6 +197,8 @@ export function resolveEntries (
   }
   const rootPlan = planOf(collection)
   const leafJson = ctx.leafJson
+  /** While a root text is made: what it looks up. */
+  let deps: Dependency[] | null = null
   const collections = new Set<string>()
   const texts: string[] = []
   if (rootPlan === null) return { views: roots.map(v => expandAssetUrls(v, ctx.assets)), collections, texts }
@@ -178,13 +209,19 @@ export function resolveEntries (
   let frontier: Pending[] = roots.map(data => ({ plan: rootPlan, data, fields: spec.fields }))
   for (let level = 0; level < spec.depth && frontier.length > 0; level++) {
     const wanted = new Map<string, Set<string>>()
+    // References mostly run to one collection after another: its sets are looked up once per run.
+    let target: string | null = null
+    let done: Map<string, Slot> | undefined
+    let slugs = new Set<string>()
     const want = (node: RefNode, slug: string): void => {
-      const target = node.collection
-      collections.add(target)
-      if (loaded.get(target)?.has(slug) === true) return
-      let slugs = wanted.get(target)
-      if (slugs === undefined) { slugs = new Set(); wanted.set(target, slugs) }
-      slugs.add(slug)
+      if (node.collection !== target) {
+        target = node.collection
+        collections.add(target)
+        done = loaded.get(target)
+        const known = wanted.get(target)
+        if (known === undefined) { slugs = new Set(); wanted.set(target, slugs) } else slugs = known
+      }
+      if (done?.has(slug) !== true) slugs.add(slug)
     }
     for (const item of frontier) {
       const fields = item.fields
@@ -192,6 +229,7 @@ export function resolveEntries (
     }
     const next: Pending[] = []
     for (const [target, slugs] of wanted) {
+      if (slugs.size === 0) continue
       const plan = planOf(target)
       let bucket = loaded.get(target)
       if (bucket === undefined) { bucket = new Map(); loaded.set(target, bucket) }
@@ -222,6 +260,7 @@ export function resolveEntries (
     const target = node.collection
     if (onPath(path, target, slug)) return slug
     const slot = loaded.get(target)?.get(slug)
+    deps?.push([target, slug, slot?.entry ?? null])
     if (slot === undefined || slot.entry === null) return OMIT
     // A leaf (no level left) looks the same on every path: built once, shared.
     if (levelsLeft === 1) {
@@ -254,12 +293,39 @@ export function resolveEntries (
     return resolveSlug(node, value, levelsLeft, path)
   }
 
-  const views = roots.map(root => {
+  const buildRoot = (root: EntryView): EntryView => {
     const path: PathStep = { collection, slug: root._slug, parent: null }
     const fn: RefMapper = spec.fields === null
       ? (node, value) => resolveValue(node, value, spec.depth, path)
       : (node, value) => spec.fields?.has(node.field) === true ? resolveValue(node, value, spec.depth, path) : formatReference(node, value)
     return mapEntry(rootPlan.fields, root, ctx.assets, fn, false) as EntryView
-  })
-  return { views, collections, texts }
+  }
+
+  const rootTexts = ctx.rootTexts
+  if (rootTexts === undefined || leafJson === undefined) return { views: roots.map(buildRoot), collections, texts }
+
+  let depCollection: string | null = null
+  let depBucket: Map<string, Slot> | undefined
+  const current = (dep: Dependency): boolean => {
+    if (dep[0] !== depCollection) { depCollection = dep[0]; depBucket = loaded.get(depCollection) }
+    return (depBucket?.get(dep[1])?.entry ?? null) === dep[2]
+  }
+  const out: string[] = []
+  for (let i = 0; i < roots.length; i++) {
+    const entry = rootTexts.entries[i] as StoredEntry
+    const kept = rootTexts.kept.get(entry, rootPlan, rootTexts.variant)
+    if (kept !== undefined && kept.deps.every(current)) {
+      out.push(kept.json)
+      continue
+    }
+    // Built alone, so its placeholders are numbered from 0 and what it looked up is its own.
+    texts.length = 0
+    deps = []
+    const json = spliceJson(JSON.stringify(buildRoot(roots[i] as EntryView)), texts)
+    if (json === null) return { views: [], collections, texts: [], rootTexts: null }
+    rootTexts.kept.set(entry, rootPlan, rootTexts.variant, deps, json)
+    deps = null
+    out.push(json)
+  }
+  return { views: [], collections, texts: [], rootTexts: out }
 }

@@ -13,7 +13,7 @@ import { assetUrlBase, relativizeAssetUrls } from './asset-urls.js'
 import { buildIndex, outgoingReferences } from './build.js'
 import { checkReferences } from './check.js'
 import { formatReferences, planOf, type Data, type ReferencePlan } from './plan.js'
-import { parseResolve, resolveEntries, type EntryView, type Resolved, type ResolveSpec } from './resolve.js'
+import { ResolvedTexts, parseResolve, resolveEntries, type EntryView, type Resolved, type ResolveSpec } from './resolve.js'
 import type { Referrer, ReverseIndex } from './reverse-index.js'
 
 export interface ReferenceServiceOptions {
@@ -39,6 +39,8 @@ export class ReferenceService {
   private indexedPlans = new Map<string, string>()
   /** The JSON texts of entries embedded as leaves by `_resolve`. */
   private readonly leafTexts = new JsonMemo<StoredEntry>()
+  /** The resolved JSON texts of root entries (resolve.ts ResolvedTexts). */
+  private readonly rootTexts = new ResolvedTexts()
 
   constructor (options: ReferenceServiceOptions) {
     this.registry = options.registry
@@ -99,17 +101,27 @@ export class ReferenceService {
    * `_resolve` on views of `collection`'s entries; also expands asset URLs. With `texts`, the
    * embedded leaf entries come as placeholders for their JSON texts (Resolved.texts), kept with
    * each stored entry for its plan and asset URL base, so a leaf is serialized once, not per read.
+   * With `entries` too (the stored entries the views show, unprojected), the answer is each
+   * root's whole resolved text (Resolved.rootTexts), kept per root until what it embeds changes.
    */
-  resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean, texts = false): Resolved {
+  resolve (
+    views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean,
+    options: { texts?: boolean, entries?: readonly StoredEntry[] } = {}
+  ): Resolved {
     const assets = assetUrlBase(this.publicUrl, this.environments, scope.environment)
     const variant = `${assets.publicUrl}\u0000${assets.environmentParam ?? ''}`
+    const texts = options.texts === true
+    const entries = options.entries
     return resolveEntries(views, collection, spec, {
       scope,
       seesDrafts,
       planOf: c => this.planOf(c),
       getMany: (s, c, slugs) => this.store.getMany(s, c, slugs),
       assets,
-      ...(texts ? { leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, variant, build) } : {})
+      ...(texts ? { leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, variant, build) } : {}),
+      ...(texts && entries !== undefined
+        ? { rootTexts: { entries, kept: this.rootTexts, variant: `${spec.key}\u0000${seesDrafts ? 'd' : 'p'}\u0000${variant}` } }
+        : {})
     })
   }
 

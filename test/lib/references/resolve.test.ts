@@ -3,7 +3,7 @@ import { JsonMemo, spliceJson } from '../../../lib/content/json-memo.js'
 import { CmsError } from '../../../lib/errors.js'
 import { assetUrlBase } from '../../../lib/references/asset-urls.js'
 import { compilePlan, type ReferencePlan } from '../../../lib/references/plan.js'
-import { parseResolve, resolveEntries, type EntryView, type ResolveContext } from '../../../lib/references/resolve.js'
+import { ResolvedTexts, parseResolve, resolveEntries, type EntryView, type ResolveContext } from '../../../lib/references/resolve.js'
 import type { FieldDefinition } from '../../../types/schema.js'
 import type { StoredEntry } from '../../../types/store.js'
 import { Entries, SCOPE, entry } from './fakes.js'
@@ -236,4 +236,53 @@ t.test('leaf texts: data that looks like a placeholder makes the splice give up'
   const ctx: ResolveContext = { ...context(entries), leafJson: (_e, _plan, build) => JSON.stringify(build()) }
   const parts = resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, ctx)
   t.equal(spliceJson(JSON.stringify(parts.views), parts.texts), null)
+})
+
+t.test('root texts: kept per root while what it embeds stays the same objects', async t => {
+  const entries = new Entries()
+    .put('authors', entry('jane', { name: 'Jane', best: 'p2' })).put('authors', entry('joe', { name: 'Joe' }))
+    .put('authors', entry('hidden', { name: 'H' }, 'draft'))
+    .put('posts', entry('p2', { title: 'Two', author: 'joe', related: ['p1'] }))
+  const stored = [
+    entry('p1', { title: 'One', author: 'jane', tags: [], seo: { by: 'joe' }, related: ['p2'] }),
+    entry('p3', { author: 'hidden', related: ['gone', 'p2'] })
+  ]
+  const roots = stored.map(view)
+  const leaves = new JsonMemo<StoredEntry>()
+  const kept = new ResolvedTexts()
+  let builds = 0
+  const ctxFor = (sees: boolean, spec: { key: string }): ResolveContext => ({
+    ...context(entries, sees),
+    leafJson: (e, plan, build) => leaves.json(e, plan, '', () => { builds++; return build() }),
+    rootTexts: { entries: stored, kept, variant: `${spec.key}:${String(sees)}` }
+  })
+  const specs = [{ depth: 1, fields: null, key: '1' }, { depth: 3, fields: null, key: '3' }, { depth: 1, fields: new Set(['author']), key: 'author' }]
+  const check = (label: string): void => {
+    for (const sees of [true, false]) {
+      for (const spec of specs) {
+        const whole = resolveEntries(roots, 'posts', spec, context(entries, sees)).views.map(v => JSON.stringify(v))
+        const got = resolveEntries(roots, 'posts', spec, ctxFor(sees, spec))
+        t.same(got.rootTexts, whole, `${label}: depth ${spec.depth}, ${spec.key}, drafts ${String(sees)}`)
+        t.same(got.views, [])
+      }
+    }
+  }
+  check('made')
+  const made = builds
+  check('kept')
+  t.equal(builds, made, 'the second round builds nothing')
+
+  entries.put('authors', entry('jane', { name: 'Jane Doe', best: 'p2' }))
+  check('an embedded entry changed')
+  entries.put('authors', entry('hidden', { name: 'H' }))
+  check('a hidden one was published')
+  entries.put('posts', entry('gone', { title: 'Back' }))
+  check('a missing one appeared')
+  t.equal(entries.getMany(SCOPE, 'authors', ['jane']).get('jane')?.data.name, 'Jane Doe')
+
+  const nul = [entry('n', { title: '\u00000', author: 'joe' })]
+  const none = resolveEntries(nul.map(view), 'posts', specs[0] as never, {
+    ...context(entries), leafJson: (_e, _plan, build) => JSON.stringify(build()), rootTexts: { entries: nul, kept, variant: 'x' }
+  })
+  t.equal(none.rootTexts, null, 'a placeholder look-alike: no root texts, the caller builds whole')
 })
