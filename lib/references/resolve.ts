@@ -93,17 +93,27 @@ export interface ResolveContext {
 /** A target a resolved root looked up, and what it found: the same object must be there for the text to hold. */
 type Dependency = [collection: string, slug: string, entry: StoredEntry | null]
 
+/** The plans a resolved root was built with (its own and its targets'): a schema change to any of them makes it anew. */
+type PlanUse = [collection: string, plan: ReferencePlan | null]
+
+interface KeptText {
+  variant: string
+  plans: PlanUse[]
+  deps: Dependency[]
+  json: string
+}
+
 /** Resolved texts of root entries, each with what it depends on (see ResolveContext.rootTexts). */
 export class ResolvedTexts {
-  private readonly texts = new WeakMap<StoredEntry, { plan: ReferencePlan, variant: string, deps: Dependency[], json: string }>()
+  private readonly texts = new WeakMap<StoredEntry, KeptText>()
 
-  get (entry: StoredEntry, plan: ReferencePlan, variant: string): { deps: Dependency[], json: string } | undefined {
+  get (entry: StoredEntry, variant: string): KeptText | undefined {
     const kept = this.texts.get(entry)
-    return kept !== undefined && kept.plan === plan && kept.variant === variant ? kept : undefined
+    return kept !== undefined && kept.variant === variant ? kept : undefined
   }
 
-  set (entry: StoredEntry, plan: ReferencePlan, variant: string, deps: Dependency[], json: string): void {
-    this.texts.set(entry, { plan, variant, deps, json })
+  set (entry: StoredEntry, kept: KeptText): void {
+    this.texts.set(entry, kept)
   }
 }
 
@@ -304,6 +314,7 @@ export function resolveEntries (
   const rootTexts = ctx.rootTexts
   if (rootTexts === undefined || leafJson === undefined) return { views: roots.map(buildRoot), collections, texts }
 
+  const samePlan = (use: PlanUse): boolean => planOf(use[0]) === use[1]
   let depCollection: string | null = null
   let depBucket: Map<string, Slot> | undefined
   const current = (dep: Dependency): boolean => {
@@ -313,8 +324,8 @@ export function resolveEntries (
   const out: string[] = []
   for (let i = 0; i < roots.length; i++) {
     const entry = rootTexts.entries[i] as StoredEntry
-    const kept = rootTexts.kept.get(entry, rootPlan, rootTexts.variant)
-    if (kept !== undefined && kept.deps.every(current)) {
+    const kept = rootTexts.kept.get(entry, rootTexts.variant)
+    if (kept !== undefined && kept.plans.every(samePlan) && kept.deps.every(current)) {
       out.push(kept.json)
       continue
     }
@@ -323,7 +334,8 @@ export function resolveEntries (
     deps = []
     const json = spliceJson(JSON.stringify(buildRoot(roots[i] as EntryView)), texts)
     if (json === null) return { views: [], collections, texts: [], rootTexts: null }
-    rootTexts.kept.set(entry, rootPlan, rootTexts.variant, deps, json)
+    // Every plan this request consulted so far: a superset of this root's, which only costs a check.
+    rootTexts.kept.set(entry, { variant: rootTexts.variant, plans: [...plans], deps, json })
     deps = null
     out.push(json)
   }

@@ -250,38 +250,52 @@ t.test('root texts: kept per root while what it embeds stays the same objects', 
   const roots = stored.map(view)
   const leaves = new JsonMemo<StoredEntry>()
   const kept = new ResolvedTexts()
-  let builds = 0
-  const ctxFor = (sees: boolean, spec: { key: string }): ResolveContext => ({
+  let asks = 0
+  type Spec = Parameters<typeof resolveEntries>[2]
+  const ctxFor = (sees: boolean, spec: Spec): ResolveContext => ({
     ...context(entries, sees),
-    leafJson: (e, plan, build) => leaves.json(e, plan, '', () => { builds++; return build() }),
+    leafJson: (e, plan, build) => { asks++; return leaves.json(e, plan, '', build) },
     rootTexts: { entries: stored, kept, variant: `${spec.key}:${String(sees)}` }
   })
-  const specs = [{ depth: 1, fields: null, key: '1' }, { depth: 3, fields: null, key: '3' }, { depth: 1, fields: new Set(['author']), key: 'author' }]
-  const check = (label: string): void => {
-    for (const sees of [true, false]) {
-      for (const spec of specs) {
-        const whole = resolveEntries(roots, 'posts', spec, context(entries, sees)).views.map(v => JSON.stringify(v))
-        const got = resolveEntries(roots, 'posts', spec, ctxFor(sees, spec))
-        t.same(got.rootTexts, whole, `${label}: depth ${spec.depth}, ${spec.key}, drafts ${String(sees)}`)
-        t.same(got.views, [])
-      }
-    }
+  const specs: Spec[] = [{ depth: 1, fields: null, key: '1' }, { depth: 3, fields: null, key: '3' }, { depth: 1, fields: new Set(['author']), key: 'author' }]
+  const one = specs[0] as Spec
+  const matches = (label: string, sees: boolean, spec: Spec): void => {
+    const whole = resolveEntries(roots, 'posts', spec, context(entries, sees)).views.map(v => JSON.stringify(v))
+    const got = resolveEntries(roots, 'posts', spec, ctxFor(sees, spec))
+    t.same(got.rootTexts, whole, `${label}: depth ${spec.depth}, ${spec.key}, drafts ${String(sees)}`)
+    t.same(got.views, [])
   }
-  check('made')
-  const made = builds
-  check('kept')
-  t.equal(builds, made, 'the second round builds nothing')
+  for (const sees of [true, false]) for (const spec of specs) matches('every request', sees, spec)
 
-  entries.put('authors', entry('jane', { name: 'Jane Doe', best: 'p2' }))
-  check('an embedded entry changed')
+  matches('made', true, one)
+  const before = asks
+  matches('kept', true, one)
+  t.equal(asks, before, 'kept texts: nothing built, no leaf asked for')
+  const change = (label: string, fn: () => void): void => {
+    fn()
+    const n = asks
+    matches(label, true, one)
+    t.ok(asks > n, `${label}: made anew`)
+  }
+  change('an embedded entry changed', () => { entries.put('authors', entry('jane', { name: 'Jane Doe', best: 'p2' })) })
+  change('a missing one appeared', () => { entries.put('posts', entry('gone', { title: 'Back' })) })
+  matches('hidden, made for those who do not see drafts', false, one)
   entries.put('authors', entry('hidden', { name: 'H' }))
-  check('a hidden one was published')
-  entries.put('posts', entry('gone', { title: 'Back' }))
-  check('a missing one appeared')
+  matches('a hidden one was published', false, one)
   t.equal(entries.getMany(SCOPE, 'authors', ['jane']).get('jane')?.data.name, 'Jane Doe')
 
+  // A schema change to an embedded collection: its entries are the same objects, their shape is not.
+  matches('made again', true, one)
+  const authorsPlan = plans.get('authors') as ReferencePlan
+  t.teardown(() => { plans.set('authors', authorsPlan) })
+  change('an embedded collection\'s schema changed', () => {
+    plans.set('authors', compilePlan({ ...schemas.authors, best: { field_type: 'reference', collection: 'posts', multiple: true } }))
+  })
+  const p1 = resolveEntries(roots, 'posts', one, ctxFor(true, one)).rootTexts?.[0] ?? ''
+  t.match(JSON.parse(p1), { author: { _slug: 'jane', best: ['p2'] } }, 'formatted by the new schema')
+
   const nul = [entry('n', { title: '\u00000', author: 'joe' })]
-  const none = resolveEntries(nul.map(view), 'posts', specs[0] as never, {
+  const none = resolveEntries(nul.map(view), 'posts', one, {
     ...context(entries), leafJson: (_e, _plan, build) => JSON.stringify(build()), rootTexts: { entries: nul, kept, variant: 'x' }
   })
   t.equal(none.rootTexts, null, 'a placeholder look-alike: no root texts, the caller builds whole')
