@@ -12,20 +12,29 @@ declare module 'fastify' {
     requireRole: (...roles: Role[]) => preHandlerAsyncHookHandler
   }
   interface FastifyRequest {
-    /** Who is calling; filled by an onRequest hook. */
-    caller: Caller
+    /** Who is calling, from the Authorization or X-API-Key header (resolved once, on first use). */
+    readonly caller: Caller
   }
 }
+
+const kCaller = Symbol('caller')
 
 export default fp(async (fastify) => {
   const ring = new KeyRing(fastify.config.apiKeys)
 
-  fastify.decorateRequest('caller', null as unknown as Caller)
-  // Synchronous (a callback, not a promise): it runs on every request.
-  fastify.addHook('onRequest', function resolveCaller (request: FastifyRequest, _reply, done) {
-    const apiKey = request.headers['x-api-key']
-    request.caller = ring.resolve(request.headers.authorization, Array.isArray(apiKey) ? apiKey[0] : apiKey)
-    done()
+  // Resolved from the headers on first use and kept: no hook runs on every request.
+  fastify.decorateRequest(kCaller, null)
+  fastify.decorateRequest('caller', {
+    getter (this: FastifyRequest): Caller {
+      const kept = this as unknown as { [kCaller]: Caller | null }
+      let caller = kept[kCaller]
+      if (caller === null) {
+        const apiKey = this.headers['x-api-key']
+        caller = ring.resolve(this.headers.authorization, Array.isArray(apiKey) ? apiKey[0] : apiKey)
+        kept[kCaller] = caller
+      }
+      return caller
+    }
   })
 
   fastify.decorate('requirePermission', (permission: Permission): preHandlerAsyncHookHandler => {
