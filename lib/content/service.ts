@@ -386,7 +386,9 @@ export class ContentService {
     const { scope, collection, slug } = write
     await this.hooks.runWritten({ operation: write.operation, scope, collection, model: write.model, slug, entry, previous: write.previous })
     this.emit(contentEvent(write.operation === 'create' ? 'content.created' : 'content.updated', scope, collection, slug))
-    return { entry, body: this.viewJson(write.model, entry) }
+    // Serialized, not kept (viewJson): a text is kept when the entry is read, so that entries
+    // written in bulk and never read take no memory for it.
+    return { entry, body: JSON.stringify(this.view(write.model, entry)) }
   }
 }
 
