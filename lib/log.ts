@@ -1,10 +1,12 @@
 // A request's logger, made only when something is logged. Fastify gives every request a child
 // logger bound to its id; with pino that costs a child object and the serialized bindings per
-// request, although at the usual levels (info and up) a request that goes well logs nothing
-// once request logging is off. Pure: works on anything shaped like a pino logger.
+// request, although at `warn` and above a request that goes well logs nothing. Pure: works on
+// anything shaped like a pino logger.
 
-export const LOG_METHODS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
-export type LogMethod = (typeof LOG_METHODS)[number]
+import type { LogLevel } from './config.js'
+
+/** A level that has a method: every CMS_LOG_LEVEL but `silent`. */
+type LogMethod = Exclude<LogLevel, 'silent'>
 
 type LogFn = (...args: unknown[]) => void
 

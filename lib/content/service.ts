@@ -20,7 +20,7 @@ import {
   pathSlug, projectFields, valueAt, type Data, type EntryView
 } from './entry.js'
 import { WriteHooks, type PendingWrite } from './hooks.js'
-import { JsonMemo, spliceJson } from './json-memo.js'
+import { JsonMemo } from './json-memo.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from './mutex.js'
 
@@ -111,7 +111,7 @@ export class ContentService {
     let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
-      const resolved = this.resolvedJson(references, [entry], [entryView(entry)], false, { collection, spec: resolve, scope, sees },
+      const resolved = this.resolvedJson(references, [entry], [entryView(entry)], { collection, spec: resolve, scope, sees, projection: '' },
         views => views[0] ?? this.view(model, entry), texts => texts[0] ?? this.viewJson(model, entry))
       json = resolved.json
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
@@ -163,20 +163,20 @@ export class ContentService {
     const resolve = references === null ? null : references.parseResolve(rawQuery._resolve, model)
     const result = this.store.list(scope, collection, query)
     const tags = [collectionTag(scope.environment, collection)]
-    const pages = Math.ceil(result.total / query.perPage)
-    const envelope = (items: unknown[]): ListEnvelope => ({ items, total: result.total, page: query.page, per_page: query.perPage, pages })
+    const page: PageNumbers = { total: result.total, page: query.page, per_page: query.perPage, pages: Math.ceil(result.total / query.perPage) }
     let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
       const views = result.items.map(entry => projectFields(entryView(entry), query.fields))
-      const resolved = this.resolvedJson(references, result.items, views, query.fields !== null, { collection, spec: resolve, scope, sees },
-        envelope, texts => envelopeJson(texts, envelope([])))
+      const projection = query.fields === null ? '' : query.fields.join(',')
+      const resolved = this.resolvedJson(references, result.items, views, { collection, spec: resolve, scope, sees, projection },
+        items => ({ items, ...page }), texts => envelopeJson(texts, page))
       json = resolved.json
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
     } else if (query.fields === null) {
-      json = envelopeJson(result.items.map(entry => this.viewJson(model, entry)), envelope([]))
+      json = envelopeJson(result.items.map(entry => this.viewJson(model, entry)), page)
     } else {
-      json = JSON.stringify(envelope(result.items.map(entry => projectFields(this.view(model, entry), query.fields))))
+      json = JSON.stringify({ items: result.items.map(entry => projectFields(this.view(model, entry), query.fields)), ...page })
     }
     return this.render(json, key, tags)
   }
@@ -193,26 +193,20 @@ export class ContentService {
   }
 
   /**
-   * `_resolve` on the views of `entries` (`views`, projected by `_fields` or not), serialized as
-   * `shape` wraps them. Unprojected, each root comes as its kept resolved text, joined by
-   * `join`; otherwise the embedded entries come as the kept texts of their views, spliced in.
-   * Should the data hold a look-alike of the placeholders either takes, the same answer is
-   * built and serialized whole instead.
+   * `_resolve` on `views` (the views of `entries`, projected as `projection` says), each root as
+   * its kept resolved text, joined by `join`. Should the data hold a look-alike of the
+   * placeholders those texts are spliced with, the answer is built whole and serialized as
+   * `shape` wraps the views.
    */
   private resolvedJson (
-    references: Pick<ReferenceService, 'resolve'>, entries: readonly StoredEntry[], views: EntryView[], projected: boolean,
-    target: { collection: string, spec: ResolveSpec, scope: Scope, sees: boolean },
+    references: Pick<ReferenceService, 'resolve'>, entries: readonly StoredEntry[], views: EntryView[],
+    target: { collection: string, spec: ResolveSpec, scope: Scope, sees: boolean, projection: string },
     shape: (views: EntryView[]) => unknown, join: (texts: string[]) => string
   ): { json: string, collections: Set<string> } {
-    const { collection, spec, scope, sees } = target
-    const resolved = references.resolve(views, collection, spec, scope, sees, { texts: true, ...(projected ? {} : { entries }) })
+    const { collection, spec, scope, sees, projection } = target
+    const resolved = references.resolve(views, collection, spec, scope, sees, { entries, projection })
     if (resolved.rootTexts !== undefined && resolved.rootTexts !== null) return { json: join(resolved.rootTexts), collections: resolved.collections }
-    if (resolved.rootTexts === undefined) {
-      const json = JSON.stringify(shape(resolved.views))
-      const spliced = resolved.texts.length === 0 ? json : spliceJson(json, resolved.texts)
-      if (spliced !== null) return { json: spliced, collections: resolved.collections }
-    }
-    const whole = references.resolve(views, collection, spec, scope, sees)
+    const whole = resolved.rootTexts === undefined ? resolved : references.resolve(views, collection, spec, scope, sees)
     return { json: JSON.stringify(shape(whole.views)), collections: whole.collections }
   }
 
@@ -392,9 +386,8 @@ export class ContentService {
   }
 }
 
-/** A list answer (contract §4). */
-interface ListEnvelope {
-  items: unknown[]
+/** The numbers of a list answer (contract §4), which follow its `items`. */
+interface PageNumbers {
   total: number
   page: number
   per_page: number
@@ -402,11 +395,11 @@ interface ListEnvelope {
 }
 
 /**
- * JSON.stringify(envelope) with `items` given as the JSON texts of its items: the same bytes,
+ * JSON.stringify({ items, ...page }) with the items given as their JSON texts: the same bytes,
  * without serializing the items again. The numbers are integers, written as JSON writes them.
  */
-export function envelopeJson (items: readonly string[], envelope: ListEnvelope): string {
-  return `{"items":[${items.join(',')}],"total":${envelope.total},"page":${envelope.page},"per_page":${envelope.per_page},"pages":${envelope.pages}}`
+export function envelopeJson (items: readonly string[], page: PageNumbers): string {
+  return `{"items":[${items.join(',')}],"total":${page.total},"page":${page.page},"per_page":${page.per_page},"pages":${page.pages}}`
 }
 
 /** `_locale` and `_environment` absent or given once: what the route's validation accepts. */

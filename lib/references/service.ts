@@ -98,30 +98,34 @@ export class ReferenceService {
   }
 
   /**
-   * `_resolve` on views of `collection`'s entries; also expands asset URLs. With `texts`, the
-   * embedded leaf entries come as placeholders for their JSON texts (Resolved.texts), kept with
-   * each stored entry for its plan and asset URL base, so a leaf is serialized once, not per read.
-   * With `entries` too (the stored entries the views show, unprojected), the answer is each
-   * root's whole resolved text (Resolved.rootTexts), kept per root until what it embeds changes.
+   * `_resolve` on views of `collection`'s entries; also expands asset URLs. With `entries` (the
+   * stored entries the views show, projected as `projection` names), the answer is each root's
+   * whole resolved text (Resolved.rootTexts), kept per root until what it embeds changes, with
+   * the embedded leaf entries spliced in as texts kept per stored entry (for its plan and asset
+   * URL base): an entry is serialized once, not per read.
    */
   resolve (
     views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean,
-    options: { texts?: boolean, entries?: readonly StoredEntry[] } = {}
+    texts: { entries: readonly StoredEntry[], projection: string } | null = null
   ): Resolved {
     const assets = assetUrlBase(this.publicUrl, this.environments, scope.environment)
-    const variant = `${assets.publicUrl}\u0000${assets.environmentParam ?? ''}`
-    const texts = options.texts === true
-    const entries = options.entries
-    return resolveEntries(views, collection, spec, {
+    const ctx = {
       scope,
       seesDrafts,
-      planOf: c => this.planOf(c),
-      getMany: (s, c, slugs) => this.store.getMany(s, c, slugs),
-      assets,
-      ...(texts ? { leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, variant, build) } : {}),
-      ...(texts && entries !== undefined
-        ? { rootTexts: { entries, kept: this.rootTexts, variant: `${spec.key}\u0000${seesDrafts ? 'd' : 'p'}\u0000${variant}` } }
-        : {})
+      planOf: (c: string) => this.planOf(c),
+      getMany: (s: Scope, c: string, slugs: readonly string[]) => this.store.getMany(s, c, slugs),
+      assets
+    }
+    if (texts === null) return resolveEntries(views, collection, spec, ctx)
+    const base = `${assets.publicUrl}\u0000${assets.environmentParam ?? ''}`
+    return resolveEntries(views, collection, spec, {
+      ...ctx,
+      leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, base, build),
+      rootTexts: {
+        entries: texts.entries,
+        kept: this.rootTexts,
+        variant: `${spec.key}\u0000${seesDrafts ? 'd' : 'p'}\u0000${texts.projection}\u0000${base}`
+      }
     })
   }
 
