@@ -11,6 +11,6 @@ const contentType = process.argv[4] ?? 'application/json; charset=utf-8'
 const fastify = Fastify({ logger: false })
 fastify.get('/*', async (_request, reply) => reply.header('content-type', contentType).send(body))
 await fastify.listen({ port: Number(port), host: '127.0.0.1' })
-// Port 0 lets the kernel pick one: the parent learns which from this message.
+// Port 0 lets the kernel pick one: the parent learns which from this first line on stdout.
 const address = fastify.server.address()
-process.send?.({ ready: true, port: typeof address === 'object' && address !== null ? address.port : Number(port) })
+process.stdout.write(JSON.stringify({ port: typeof address === 'object' && address !== null ? address.port : Number(port) }) + '\n')

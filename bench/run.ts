@@ -8,7 +8,7 @@
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
 // --only create,get,list,resolve,transform.
-import { execFileSync, fork, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -110,22 +110,29 @@ async function stopChild (child: ChildProcess): Promise<void> {
   await exited
 }
 
+/**
+ * Servers run as `npm start` and the container run Lectern: a plain `node` process with no IPC
+ * channel. A forked child has one, and Node starts differently with it: in Lectern that left
+ * `process.nextTick` on V8's slow generic path (about 7% of a small request's time), which the
+ * benchmark would then charge to Lectern.
+ */
+function startNode (script: string, args: string[], env: NodeJS.ProcessEnv, stdout: 'inherit' | 'pipe'): ChildProcess {
+  return spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', stdout, 'inherit'] })
+}
+
 async function startLectern (store: Store, dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   const port = nextPort++
-  const child = fork(serverJs, [], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      CMS_PORT: String(port),
-      CMS_HOST: '127.0.0.1',
-      CMS_DATA_DIR: dataDir,
-      CMS_STORE: store,
-      CMS_SEED: 'false',
-      CMS_LOG_LEVEL: 'warn',
-      CMS_BODY_LIMIT: '10485760',
-      ...env
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
-  })
+  const child = startNode(serverJs, [], {
+    PATH: process.env.PATH ?? '',
+    CMS_PORT: String(port),
+    CMS_HOST: '127.0.0.1',
+    CMS_DATA_DIR: dataDir,
+    CMS_STORE: store,
+    CMS_SEED: 'false',
+    CMS_LOG_LEVEL: 'warn',
+    CMS_BODY_LIMIT: '10485760',
+    ...env
+  }, 'inherit')
   pinServer(child)
   const url = `http://127.0.0.1:${port}`
   await waitHealthy(url, child)
@@ -136,10 +143,16 @@ let baselines = 0
 async function startBaseline (body: Buffer, contentType?: string): Promise<Running> {
   const file = path.join(scratch, `baseline-${baselines++}.bin`)
   writeFileSync(file, body)
-  const child = fork(baselineJs, [file, '0', ...(contentType === undefined ? [] : [contentType])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = startNode(baselineJs, [file, '0', ...(contentType === undefined ? [] : [contentType])], { PATH: process.env.PATH ?? '' }, 'pipe')
   pinServer(child)
+  // The baseline prints the port it listens on as its first line.
   const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', message => { resolve((message as { port: number }).port) })
+    let out = ''
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+      const line = out.split('\n', 2)
+      if (line.length === 2) resolve((JSON.parse(line[0] ?? '') as { port: number }).port)
+    })
     child.once('exit', code => { reject(new Error(`baseline exited with ${code}`)) })
   })
   return { url: `http://127.0.0.1:${port}`, child, stop: async () => { await stopChild(child) } }
