@@ -66,6 +66,9 @@ export default fp(async (fastify) => {
     })
 
   fastify.decorateReply('sendRendered', function sendRendered (this: FastifyReply, rendered: Rendered) {
+    // Pooled memory is reused once the response has been handed to the socket ('finish'); a
+    // connection closed before that leaves it to the garbage collector.
+    if (rendered.release !== undefined) this.raw.once('finish', rendered.release)
     this.header('ETag', rendered.etag)
     this.header('Cache-Control', 'no-cache')
     if (ifNoneMatch(this.request.headers['if-none-match'], rendered.etag)) return this.code(304).send()

@@ -20,6 +20,7 @@ import {
   pathSlug, projectFields, valueAt, type Data, type EntryView
 } from './entry.js'
 import { WriteHooks, type PendingWrite } from './hooks.js'
+import { BodyPool } from './body-pool.js'
 import { JsonMemo } from './json-memo.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from './mutex.js'
@@ -28,6 +29,11 @@ import { KeyedMutex } from './mutex.js'
 export interface Rendered {
   body: Buffer
   etag: string
+  /**
+   * Set when the body lives in pooled memory (a large read the cache does not keep): to be
+   * called once the bytes have been handed to the socket, after which `body` must not be read.
+   */
+  release?: () => void
 }
 
 /** Read-side extensions, set by the references and cache plugins. */
@@ -72,6 +78,8 @@ export class ContentService {
   private readonly entryLocks = new KeyedMutex()
   /** The JSON text of each stored entry's view, made on its first read (json-memo.ts). */
   private readonly viewTexts = new JsonMemo<StoredEntry>()
+  /** Memory for large bodies that are sent and not kept. */
+  private readonly bodies = new BodyPool()
 
   constructor (options: ContentServiceOptions) {
     this.registry = options.registry
@@ -217,9 +225,15 @@ export class ContentService {
    * discards what came before it.
    */
   private render (json: string, key: string | null, tags: readonly string[]): Rendered {
+    const cache = key === null ? null : this.reads.cache
+    if (cache === null || !cache.enabled) {
+      // Sent once and never kept: a large body goes into reused memory (lib/content/body-pool.ts).
+      const pooled = this.bodies.encode(json)
+      if (pooled !== null) return { body: pooled.bytes, etag: etagOf(pooled.bytes), release: pooled.release }
+    }
     const body = Buffer.from(json)
     const rendered = { body, etag: etagOf(body) }
-    if (key !== null) this.reads.cache?.set(key, rendered, tags)
+    if (key !== null) cache?.set(key, rendered, tags)
     return rendered
   }
 

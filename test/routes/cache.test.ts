@@ -1,6 +1,8 @@
 // The response cache through the API (interface.md list rule 3, single-entry rule 4,
 // visibility rule 4; CMS_CACHE_MAX) and list ETags (contract §4).
+import type { ServerResponse } from 'node:http'
 import t from 'tap'
+import { BodyPool } from '../../lib/content/body-pool.js'
 import { etagOf } from '../../lib/etag.js'
 import { EntryList } from '../../routes/api/content/_collection/schemas.js'
 import { ADMIN_KEY, KEYS_ENV, assertShape, auth, eachStore } from '../helper.js'
@@ -192,5 +194,42 @@ eachStore(t, async (t, _store, env) => {
     const res = await c.get('/api/content/posts')
     t.equal(res.headers.etag, etagOf(res.body), 'lists still carry an ETag')
     t.equal((await c.get('/api/content/posts', { 'if-none-match': res.headers.etag as string })).statusCode, 304)
+  })
+
+  t.test('with the cache off, a large body lives in reused memory, released once the socket has it', async t => {
+    const c = await setup(t, { ...env, CMS_CACHE_MAX: '0' })
+    // About 5 KB an entry, with two-, three- and four-byte characters: a page of 12 is over 32K characters.
+    for (let i = 0; i < 12; i++) {
+      await c.create(t, 'tags', { _slug: `tag-${String(i).padStart(2, '0')}`, label: `${i} ${'é€😀'.repeat(300)} ${String(i % 10).repeat(4000)}` })
+    }
+    await c.app.listen({ port: 0, host: '127.0.0.1' })
+    const address = c.app.server.address()
+    const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`
+    const urls = ['/api/content/tags?_per_page=12', '/api/content/tags?_per_page=12&_sort=-_slug', '/api/content/tags?_per_page=10&_page=1']
+    const expected = new Map<string, string>()
+    for (const url of urls) expected.set(url, (await c.get(url)).body)
+    // Each release records whether its response had finished (its bytes handed to the socket).
+    const finishedAtRelease: boolean[] = []
+    let current: ServerResponse | undefined
+    c.app.server.prependListener('request', (_req: unknown, res: ServerResponse) => { current = res })
+    const encode = BodyPool.prototype.encode
+    t.teardown(() => { BodyPool.prototype.encode = encode })
+    BodyPool.prototype.encode = function (this: BodyPool, text: string) {
+      const body = encode.call(this, text)
+      if (body === null) return null
+      const res = current
+      return { bytes: body.bytes, release: () => { finishedAtRelease.push(res?.writableFinished === true); body.release() } }
+    }
+    for (let round = 0; round < 2; round++) {
+      for (const url of urls) {
+        const res = await fetch(base + url)
+        const bytes = Buffer.from(await res.arrayBuffer())
+        t.equal(bytes.toString(), expected.get(url), `${url}: the bytes of the page`)
+        t.equal(res.headers.get('etag'), etagOf(bytes), 'with their ETag')
+      }
+    }
+    await new Promise(resolve => setImmediate(resolve))
+    t.ok(finishedAtRelease.length >= urls.length * 2, 'the pages were pooled')
+    t.notOk(finishedAtRelease.includes(false), 'and each was released only after its response finished')
   })
 })

@@ -1,0 +1,90 @@
+// Reusable memory for large response bodies that are sent once and not kept (a read with the
+// cache off, or one the cache does not keep). A fresh 64 KB+ buffer per response is memory the
+// allocator has just handed back to the system, so writing it page-faults on every page: for a
+// resolved page of 100 entries that cost more than encoding the text. A body encoded here lives
+// in a buffer that came back from an earlier response, whose pages are already mapped.
+// Pure: the caller says when a body's bytes have been handed to the socket (release).
+
+/** A body in pooled memory: `bytes` until `release()`, after which they must not be read again. */
+export interface PooledBody {
+  bytes: Buffer
+  release: () => void
+}
+
+export interface BodyPoolOptions {
+  /** Texts shorter than this (in UTF-16 units) are not pooled: small buffers are cheap. */
+  minLength?: number
+  /** The largest buffer kept; longer bodies are not pooled. */
+  maxBytes?: number
+  /** Buffers kept free per size, beyond which a released one is left to the garbage collector. */
+  freePerSize?: number
+}
+
+const MIN_LENGTH = 32 * 1024
+const MAX_BYTES = 8 * 1024 * 1024
+const FREE_PER_SIZE = 4
+/** The longest UTF-8 sequence: room left after a write proves nothing was cut off. */
+const MAX_CHAR_BYTES = 4
+
+export class BodyPool {
+  readonly #minLength: number
+  readonly #maxBytes: number
+  readonly #freePerSize: number
+  /** Free buffers by size (a power of two). */
+  readonly #free = new Map<number, Buffer[]>()
+
+  constructor (options: BodyPoolOptions = {}) {
+    this.#minLength = options.minLength ?? MIN_LENGTH
+    this.#maxBytes = options.maxBytes ?? MAX_BYTES
+    this.#freePerSize = options.freePerSize ?? FREE_PER_SIZE
+  }
+
+  /**
+   * `text` as UTF-8 in pooled memory, or null when it is not worth pooling (short, or too long):
+   * the caller then encodes it as usual.
+   */
+  encode (text: string): PooledBody | null {
+    if (text.length < this.#minLength) return null
+    // UTF-8 takes at least one byte per UTF-16 unit; most JSON is ASCII, one byte each. A text
+    // that does not fit is tried once more at three bytes per unit, the most it can need.
+    for (const need of [text.length + MAX_CHAR_BYTES, text.length * 3 + MAX_CHAR_BYTES]) {
+      if (need > this.#maxBytes) return null
+      const buffer = this.#take(need)
+      const written = buffer.write(text, 0, 'utf8')
+      if (written <= buffer.length - MAX_CHAR_BYTES) return this.#lend(buffer, written)
+      this.#give(buffer)
+    }
+    return null
+  }
+
+  /** Buffers kept free, for tests. */
+  get freeCount (): number {
+    let n = 0
+    for (const list of this.#free.values()) n += list.length
+    return n
+  }
+
+  #take (need: number): Buffer {
+    let size = 1024
+    while (size < need) size *= 2
+    return this.#free.get(size)?.pop() ?? Buffer.allocUnsafeSlow(size)
+  }
+
+  #give (buffer: Buffer): void {
+    let list = this.#free.get(buffer.length)
+    if (list === undefined) this.#free.set(buffer.length, list = [])
+    if (list.length < this.#freePerSize) list.push(buffer)
+  }
+
+  #lend (buffer: Buffer, length: number): PooledBody {
+    let released = false
+    return {
+      bytes: buffer.subarray(0, length),
+      release: () => {
+        if (released) return
+        released = true
+        this.#give(buffer)
+      }
+    }
+  }
+}

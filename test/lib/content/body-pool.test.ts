@@ -1,0 +1,51 @@
+import t from 'tap'
+import { BodyPool } from '../../../lib/content/body-pool.js'
+
+const ascii = (n: number, c = 'a'): string => c.repeat(n)
+
+t.test('short texts are not pooled', async t => {
+  t.equal(new BodyPool().encode('{"a":1}'), null)
+  t.equal(new BodyPool({ minLength: 10 }).encode('123456789'), null)
+})
+
+t.test('a long text is its UTF-8 bytes, whatever its characters', async t => {
+  const pool = new BodyPool({ minLength: 100 })
+  for (const text of [
+    ascii(5000),
+    ascii(3000, 'é'), // two bytes each: does not fit the first guess
+    `x${'😀'.repeat(2000)}`, // surrogate pairs, four bytes each
+    ascii(1000, '€') + ascii(1000) // three bytes each, then ASCII
+  ]) {
+    const body = pool.encode(text)
+    t.ok(body !== null)
+    t.ok(body?.bytes.equals(Buffer.from(text)), `${text.slice(0, 3)}…: the same bytes as Buffer.from`)
+    body?.release()
+  }
+})
+
+t.test('released memory is reused; memory in use never is', async t => {
+  const pool = new BodyPool({ minLength: 100 })
+  const a = pool.encode(ascii(4000, 'a'))
+  const b = pool.encode(ascii(4000, 'b'))
+  t.ok(a !== null && b !== null)
+  t.not(a?.bytes.buffer, b?.bytes.buffer, 'two bodies in use have their own memory')
+  t.equal(a?.bytes.toString(), ascii(4000, 'a'), 'the first is intact after the second')
+  a?.release()
+  a?.release()
+  t.equal(pool.freeCount, 1, 'a second release does nothing')
+  const c = pool.encode(ascii(3000, 'c'))
+  t.equal(c?.bytes.buffer, a?.bytes.buffer, 'the released memory is taken again')
+  t.equal(c?.bytes.toString(), ascii(3000, 'c'))
+  t.equal(b?.bytes.toString(), ascii(4000, 'b'), 'the one still in use is untouched')
+  t.equal(pool.freeCount, 0)
+})
+
+t.test('limits: the largest body, and buffers kept free per size', async t => {
+  const pool = new BodyPool({ minLength: 100, maxBytes: 8192, freePerSize: 2 })
+  t.equal(pool.encode(ascii(9000)), null, 'longer than maxBytes')
+  t.equal(pool.encode(ascii(3000, '€')), null, 'fits at one byte a character, not at its real size')
+  t.equal(pool.freeCount, 1, 'the buffer tried first is kept for the next body')
+  const bodies = [1, 2, 3].map(() => pool.encode(ascii(5000)))
+  for (const body of bodies) body?.release()
+  t.equal(pool.freeCount, 3, 'two of the 8 KB size (a third is left to the collector) and the 4 KB one')
+})
