@@ -18,11 +18,14 @@ export interface BodyPoolOptions {
   maxBytes?: number
   /** Buffers kept free per size, beyond which a released one is left to the garbage collector. */
   freePerSize?: number
+  /** Bytes kept free in all, likewise. */
+  maxFreeBytes?: number
 }
 
 const MIN_LENGTH = 32 * 1024
 const MAX_BYTES = 8 * 1024 * 1024
 const FREE_PER_SIZE = 4
+const MAX_FREE_BYTES = 16 * 1024 * 1024
 /** The longest UTF-8 sequence: room left after a write proves nothing was cut off. */
 const MAX_CHAR_BYTES = 4
 
@@ -30,13 +33,16 @@ export class BodyPool {
   readonly #minLength: number
   readonly #maxBytes: number
   readonly #freePerSize: number
+  readonly #maxFreeBytes: number
   /** Free buffers by size (a power of two). */
   readonly #free = new Map<number, Buffer[]>()
+  #freeBytes = 0
 
   constructor (options: BodyPoolOptions = {}) {
     this.#minLength = options.minLength ?? MIN_LENGTH
     this.#maxBytes = options.maxBytes ?? MAX_BYTES
     this.#freePerSize = options.freePerSize ?? FREE_PER_SIZE
+    this.#maxFreeBytes = options.maxFreeBytes ?? MAX_FREE_BYTES
   }
 
   /**
@@ -67,13 +73,18 @@ export class BodyPool {
   #take (need: number): Buffer {
     let size = 1024
     while (size < need) size *= 2
-    return this.#free.get(size)?.pop() ?? Buffer.allocUnsafeSlow(size)
+    const free = this.#free.get(size)?.pop()
+    if (free === undefined) return Buffer.allocUnsafeSlow(size)
+    this.#freeBytes -= size
+    return free
   }
 
   #give (buffer: Buffer): void {
     let list = this.#free.get(buffer.length)
     if (list === undefined) this.#free.set(buffer.length, list = [])
-    if (list.length < this.#freePerSize) list.push(buffer)
+    if (list.length >= this.#freePerSize || this.#freeBytes + buffer.length > this.#maxFreeBytes) return
+    list.push(buffer)
+    this.#freeBytes += buffer.length
   }
 
   #lend (buffer: Buffer, length: number): PooledBody {

@@ -49,3 +49,14 @@ t.test('limits: the largest body, and buffers kept free per size', async t => {
   for (const body of bodies) body?.release()
   t.equal(pool.freeCount, 3, 'two of the 8 KB size (a third is left to the collector) and the 4 KB one')
 })
+
+t.test('limits: bytes kept free in all', async t => {
+  const pool = new BodyPool({ minLength: 100, maxFreeBytes: 10 * 1024 })
+  const bodies = [pool.encode(ascii(5000)), pool.encode(ascii(3000))]
+  for (const body of bodies) body?.release()
+  t.equal(pool.freeCount, 1, 'the 8 KB buffer is kept; the 4 KB one would go over 10 KB')
+  pool.encode(ascii(5000))
+  const small = pool.encode(ascii(3000))
+  small?.release()
+  t.equal(pool.freeCount, 1, 'taking the 8 KB one out made room for the 4 KB one')
+})
