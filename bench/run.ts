@@ -7,7 +7,7 @@
 // measured in turn, N times each, and the medians compared), --connections N (default 50),
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
-// --only create,get,list,resolve,transform.
+// --only create,get,list,resolve,transform, --stores sqlite,file.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -27,7 +27,8 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '3' },
     'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
-    only: { type: 'string', default: 'create,get,list,resolve,transform' }
+    only: { type: 'string', default: 'create,get,list,resolve,transform' },
+    stores: { type: 'string', default: 'sqlite,file' }
   }
 })
 const ENTRIES = Number(opts.entries)
@@ -37,8 +38,11 @@ const WARMUP = Number(opts.warmup)
 const ROUNDS = Math.max(1, Number(opts.rounds))
 const CONNECTIONS = Number(opts.connections)
 const ONLY = new Set(opts.only.split(','))
-const STORES = ['sqlite', 'file'] as const
-type Store = (typeof STORES)[number]
+const ALL_STORES = ['sqlite', 'file'] as const
+type Store = (typeof ALL_STORES)[number]
+const STORES = ALL_STORES.filter(store => opts.stores.split(',').includes(store))
+const unknownStores = opts.stores.split(',').filter(name => !(ALL_STORES as readonly string[]).includes(name))
+if (unknownStores.length > 0 || STORES.length === 0) throw new Error(`--stores takes ${ALL_STORES.join(',')}; got '${opts.stores}'`)
 
 const here = import.meta.dirname
 const serverJs = path.resolve(here, '..', 'server.js')
