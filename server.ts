@@ -1,10 +1,29 @@
 // The process entry point and the only reader of process.env: parse the settings, build
 // the logger and the instance, register the app, wire graceful shutdown, listen.
-import Fastify, { type FastifyBaseLogger } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
 import { pino } from 'pino'
 import app, { LOG_REDACT, serverOptions } from './app.js'
 import { ConfigError, loadConfig, type Config } from './lib/config.js'
-import { DeferredChildLogger, type ParentLogger } from './lib/log.js'
+import { deferringChildren, type ParentLogger } from './lib/log.js'
+
+/**
+ * Fastify's request lines, "incoming request" and "request completed", are info lines: when
+ * info is off, they are not built at all. Every other line (a request that errored, a stream
+ * that failed) is logged as Fastify logs it.
+ */
+class RequestLines extends LogController {
+  constructor (private readonly infoEnabled: boolean) {
+    super()
+  }
+
+  override incomingRequest (request: FastifyRequest, reply: FastifyReply): void {
+    if (this.infoEnabled) super.incomingRequest(request, reply)
+  }
+
+  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.infoEnabled || (error !== null && error !== undefined)) super.requestCompleted(error, request, reply)
+  }
+}
 
 function settings (): Config {
   try {
@@ -25,10 +44,9 @@ async function main (): Promise<void> {
   const { logger: _none, ...options } = serverOptions(config)
   const fastify = Fastify({
     ...options,
-    loggerInstance: logger as FastifyBaseLogger,
     // A request's child logger (bound to its id) is made when it first logs a line.
-    childLoggerFactory: (parent, bindings, childOptions) =>
-      new DeferredChildLogger(parent as unknown as ParentLogger, bindings, childOptions) as unknown as FastifyBaseLogger
+    loggerInstance: deferringChildren(logger as unknown as ParentLogger) as unknown as FastifyBaseLogger,
+    logController: new RequestLines(logger.isLevelEnabled('info'))
   })
 
   let closing = false

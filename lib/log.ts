@@ -2,6 +2,10 @@
 // logger bound to its id; with pino that costs a child object and the serialized bindings per
 // request, although at `warn` and above a request that goes well logs nothing. Pure: works on
 // anything shaped like a pino logger.
+//
+// Fastify makes a request's logger with the root logger's own `child()`. A custom
+// `childLoggerFactory` would do too, but Fastify then checks every child it returns (an array
+// and a filter per request); a root whose `child()` defers costs nothing of the kind.
 
 import type { LogLevel } from './config.js'
 
@@ -19,18 +23,19 @@ export interface ParentLogger extends Record<LogMethod, LogFn> {
 
 /**
  * Behaves like `parent.child(bindings, options)` (the same lines, with the bindings), but makes
- * that child on the first line that its level lets through, or on `child()`. Options that change
- * the level make the child at once, since the parent's level would not be the child's.
+ * that child on the first line that its level lets through. Its own children are deferred too:
+ * a child of a deferred child makes both when it first logs. Options that change the level make
+ * the child at once, since the parent's level would not be the child's.
  */
 export class DeferredChildLogger implements Record<LogMethod, LogFn> {
   #made: ParentLogger | undefined
 
   constructor (
-    private readonly parent: ParentLogger,
+    private readonly parent: ParentLogger | DeferredChildLogger,
     private readonly bindings: Record<string, unknown>,
     private readonly options: object = {}
   ) {
-    if ('level' in options) this.#made = parent.child(bindings, options)
+    if ('level' in options) this.#made = this.make()
   }
 
   get level (): string {
@@ -41,8 +46,8 @@ export class DeferredChildLogger implements Record<LogMethod, LogFn> {
     return (this.#made ?? this.parent).isLevelEnabled(level)
   }
 
-  child (bindings: Record<string, unknown>, options?: object): ParentLogger {
-    return this.made().child(bindings, options)
+  child (bindings: Record<string, unknown>, options?: object): DeferredChildLogger {
+    return new DeferredChildLogger(this, bindings, options)
   }
 
   fatal (...args: unknown[]): void { this.write('fatal', args) }
@@ -58,7 +63,26 @@ export class DeferredChildLogger implements Record<LogMethod, LogFn> {
   }
 
   private made (): ParentLogger {
-    this.#made ??= this.parent.child(this.bindings, this.options)
+    this.#made ??= this.make()
     return this.#made
   }
+
+  /** The real child: of the parent, made first when it is deferred too. */
+  private make (): ParentLogger {
+    const parent = this.parent instanceof DeferredChildLogger ? this.parent.made() : this.parent
+    return parent.child(this.bindings, this.options)
+  }
+}
+
+/**
+ * `parent` as the root logger Fastify is given: the same logger (its lines, level and bindings,
+ * by prototype, as pino makes its own children), except that `child()` gives a
+ * DeferredChildLogger of `parent`.
+ */
+export function deferringChildren<T extends ParentLogger> (parent: T): T {
+  const root = Object.create(parent) as T
+  Object.defineProperty(root, 'child', {
+    value: (bindings: Record<string, unknown>, options?: object) => new DeferredChildLogger(parent, bindings, options)
+  })
+  return root
 }

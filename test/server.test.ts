@@ -72,12 +72,26 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     await waitForHealth(t, port, exited)
     const health = await fetch(`http://127.0.0.1:${port}/health`)
     t.same(await health.json(), { status: 'ok' })
-    // At info, each request logs through its own child logger, bound to the request id.
-    const completed = /"reqId":"req-[^"]+".*"msg":"request completed"/
+    // At info, each request logs through its own child logger, bound to the request id, with
+    // Fastify's serializers.
+    const completed = /"reqId":"req-[^"]+","res":\{"statusCode":200\}.*"msg":"request completed"/
     for (let i = 0; i < 50 && !completed.test(output()); i++) await new Promise(resolve => setTimeout(resolve, 20))
     t.match(output(), completed)
+    t.match(output(), /"reqId":"req-[^"]+","req":\{"method":"GET","url":"\/health"/)
     child.kill(signal)
     t.equal(await exited, 0, 'exit code 0')
     t.match(output(), /"msg":"stopped"/)
   })
 }
+
+t.test('below info, requests write no lines', async t => {
+  const port = await freePort()
+  const { child, exited, output } = start({ CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: path.join(tempDir(t), 'data'), CMS_LOG_LEVEL: 'warn' })
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  await waitForHealth(t, port, exited)
+  for (let i = 0; i < 5; i++) await (await fetch(`http://127.0.0.1:${port}/api/collections`)).arrayBuffer()
+  child.kill('SIGTERM')
+  t.equal(await exited, 0)
+  t.notMatch(output(), /incoming request|request completed/)
+  t.notMatch(output(), /"level":30/, 'no info line at all')
+})

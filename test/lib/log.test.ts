@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import { pino, type Logger } from 'pino'
 import t from 'tap'
-import { DeferredChildLogger, type ParentLogger } from '../../lib/log.js'
+import { DeferredChildLogger, deferringChildren, type ParentLogger } from '../../lib/log.js'
 
 function capture (level: string): { logger: Logger, lines: () => Array<Record<string, unknown>> } {
   const out: string[] = []
@@ -51,4 +51,46 @@ t.test('a level of its own makes the child at once', async t => {
   t.equal(log.level, 'debug')
   log.debug('seen')
   t.match(lines(), [{ level: 20, reqId: 'req-3', msg: 'seen' }])
+})
+
+/** `logger`, counting the real children made from it. */
+function counting (logger: Logger): { parent: ParentLogger, made: () => number } {
+  let made = 0
+  const real = logger as unknown as ParentLogger
+  const parent = Object.create(real) as ParentLogger
+  parent.child = (bindings, options) => { made++; return real.child(bindings, options) }
+  return { parent, made: () => made }
+}
+
+t.test('a child of a deferred child is deferred too, and logs with both bindings and options', async t => {
+  const { logger, lines } = capture('warn')
+  const { parent, made } = counting(logger)
+  // As Fastify does: a root child with its serializers, then one child per request.
+  const root = new DeferredChildLogger(parent, {}, { serializers: { res: (res: { code: number }) => ({ statusCode: res.code }) } })
+  const request = root.child({ reqId: 'req-4' })
+  request.info({ res: { code: 200 } }, 'dropped')
+  t.equal(made(), 0, 'neither is made by a line that is dropped')
+  t.equal(request.level, 'warn')
+  t.notOk(request.isLevelEnabled('info'))
+  request.warn({ res: { code: 503 } }, 'kept')
+  t.equal(made(), 1, 'the root child is made once, from the real parent')
+  t.match(lines(), [{ level: 40, reqId: 'req-4', res: { statusCode: 503 }, msg: 'kept' }])
+  root.child({ reqId: 'req-5' }).error('also kept')
+  t.equal(made(), 1, 'the made root child is reused')
+  t.match(lines()[1], { level: 50, reqId: 'req-5', msg: 'also kept' })
+})
+
+t.test('deferringChildren: the same logger, whose children are deferred', async t => {
+  const { logger, lines } = capture('warn')
+  const { parent, made } = counting(logger)
+  const root = deferringChildren(parent)
+  root.warn('from the root')
+  t.equal(root.level, 'warn')
+  const child = root.child({ reqId: 'req-6' })
+  t.ok(child instanceof DeferredChildLogger)
+  child.info('dropped')
+  t.equal(made(), 0)
+  child.error('kept')
+  t.equal(made(), 1)
+  t.match(lines(), [{ level: 40, msg: 'from the root' }, { level: 50, reqId: 'req-6', msg: 'kept' }])
 })
