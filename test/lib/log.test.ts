@@ -9,6 +9,15 @@ function capture (level: string): { logger: Logger, lines: () => Array<Record<st
   return { logger: pino({ level }, sink), lines: () => out.join('').split('\n').filter(l => l !== '').map(l => JSON.parse(l) as Record<string, unknown>) }
 }
 
+/** `logger`, counting the real children made from it. */
+function counting (logger: Logger): { parent: ParentLogger, made: () => number } {
+  let made = 0
+  const real = logger as unknown as ParentLogger
+  const parent = Object.create(real) as ParentLogger
+  parent.child = (bindings, options) => { made++; return real.child(bindings, options) }
+  return { parent, made: () => made }
+}
+
 t.test('logs what the child would, with its bindings', async t => {
   const { logger, lines } = capture('info')
   const log = new DeferredChildLogger(logger as unknown as ParentLogger, { reqId: 'req-1' })
@@ -30,18 +39,15 @@ t.test('logs what the child would, with its bindings', async t => {
 
 t.test('makes no child until a line gets through', async t => {
   const { logger, lines } = capture('warn')
-  let made = 0
-  const parent = logger as unknown as ParentLogger
-  const counting = Object.create(parent) as ParentLogger
-  counting.child = (bindings, options) => { made++; return parent.child(bindings, options) }
-  const log = new DeferredChildLogger(counting, { reqId: 'req-2' })
+  const { parent, made } = counting(logger)
+  const log = new DeferredChildLogger(parent, { reqId: 'req-2' })
   log.info('dropped')
   log.debug('dropped')
   log.trace('dropped')
-  t.equal(made, 0, 'nothing logged, no child')
+  t.equal(made(), 0, 'nothing logged, no child')
   log.warn('kept')
   log.fatal('kept too')
-  t.equal(made, 1, 'one child, made once')
+  t.equal(made(), 1, 'one child, made once')
   t.match(lines(), [{ level: 40, reqId: 'req-2', msg: 'kept' }, { level: 60, reqId: 'req-2' }])
 })
 
@@ -52,15 +58,6 @@ t.test('a level of its own makes the child at once', async t => {
   log.debug('seen')
   t.match(lines(), [{ level: 20, reqId: 'req-3', msg: 'seen' }])
 })
-
-/** `logger`, counting the real children made from it. */
-function counting (logger: Logger): { parent: ParentLogger, made: () => number } {
-  let made = 0
-  const real = logger as unknown as ParentLogger
-  const parent = Object.create(real) as ParentLogger
-  parent.child = (bindings, options) => { made++; return real.child(bindings, options) }
-  return { parent, made: () => made }
-}
 
 t.test('a child of a deferred child is deferred too, and logs with both bindings and options', async t => {
   const { logger, lines } = capture('warn')
