@@ -40,9 +40,9 @@ const CONNECTIONS = Number(opts.connections)
 const ONLY = new Set(opts.only.split(','))
 const ALL_STORES = ['sqlite', 'file'] as const
 type Store = (typeof ALL_STORES)[number]
-const STORES = ALL_STORES.filter(store => opts.stores.split(',').includes(store))
-const unknownStores = opts.stores.split(',').filter(name => !(ALL_STORES as readonly string[]).includes(name))
-if (unknownStores.length > 0 || STORES.length === 0) throw new Error(`--stores takes ${ALL_STORES.join(',')}; got '${opts.stores}'`)
+const requestedStores = opts.stores.split(',')
+const STORES = ALL_STORES.filter(store => requestedStores.includes(store))
+if (STORES.length === 0 || STORES.length !== requestedStores.length) throw new Error(`--stores takes ${ALL_STORES.join(',')}; got '${opts.stores}'`)
 
 const here = import.meta.dirname
 const serverJs = path.resolve(here, '..', 'server.js')
