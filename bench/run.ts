@@ -2,9 +2,10 @@
 // Every server runs in its own child process; autocannon drives them from this process.
 // Prints a table and writes bench/results.json. Options: --entries N (default 10000),
 // --list-entries N (SQLite list rows, default 100000), --file-list-entries N (default 10000),
-// --duration S (default 4), --warmup S (default 2; an unmeasured run before the measured ones,
-// for Lectern and the baseline alike), --rounds N (default 3; Lectern and the baseline are
-// measured in turn, N times each, and the medians compared), --connections N (default 50),
+// --duration S (default 3), --warmup S (default 2; an unmeasured run before the measured ones,
+// for Lectern and the baseline alike), --rounds N (default 5; Lectern and the baseline are
+// measured back to back, N times each, in alternating order, and a row's ratio is the median of
+// the N per-round ratios), --connections N (default 50),
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
 // --only create,get,list,resolve,transform, --stores sqlite,file.
@@ -22,9 +23,9 @@ const { values: opts } = parseArgs({
     entries: { type: 'string', default: '10000' },
     'list-entries': { type: 'string', default: '100000' },
     'file-list-entries': { type: 'string', default: '10000' },
-    duration: { type: 'string', default: '4' },
+    duration: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
     only: { type: 'string', default: 'create,get,list,resolve,transform' },
@@ -51,13 +52,23 @@ const resultsFile = path.resolve(here, '..', '..', 'bench', 'results.json')
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-'))
 
 interface Measure { reqPerSec: number, p50: number, p99: number, bytes: number, errors: number }
+/**
+ * One round of a row: both servers' req/s, measured back to back, their ratio, and the share of
+ * its core the load generator used while driving each (near 1, the client was the limit).
+ */
+interface Round { lectern: number, baseline: number, ratio: number, client_cpu: { lectern: number, baseline: number } }
 interface Row {
   name: string
   store: Store | '-'
   lectern: Measure
   baseline: Measure | null
-  /** Lectern's req/s as a share of the baseline's for the same body. */
+  /**
+   * Lectern's req/s as a share of the baseline's for the same body: the median of the rounds'
+   * ratios when the row was measured in rounds (see measurePair).
+   */
   ratio: number | null
+  /** Each round's figures, when the row was measured in rounds against a baseline. */
+  rounds?: Round[]
   target: string
   pass: boolean | null
   note?: string
@@ -208,12 +219,25 @@ function combine (measures: Measure[]): Measure {
   }
 }
 
+/** One measured run, with the share of its core this process (the load generator) used meanwhile. */
+async function timedRun (url: string, request: CannonRequest): Promise<{ measure: Measure, clientCpu: number }> {
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  const measure = toMeasure(await cannon(url, request))
+  const used = process.cpuUsage(cpu)
+  const clientCpu = (used.user + used.system) / 1000 / Math.max(1, performance.now() - start)
+  return { measure, clientCpu: Math.round(clientCpu * 100) / 100 }
+}
+
 /**
- * Lectern and the baseline measured in turn, ROUNDS times each, after an unmeasured warm-up of
- * each (the JIT has compiled the hot path, caches are filled): a slow spell of the machine
- * lands on one round of one side, and the medians leave it out.
+ * Lectern and the baseline measured back to back, ROUNDS times each, after an unmeasured
+ * warm-up of each (the JIT has compiled the hot path, caches are filled). Each round is a pair:
+ * Lectern first in even rounds, the baseline first in odd ones, so a machine that drifts over
+ * the row weighs on both sides alike. The ratio is the median of the rounds' ratios: a slow
+ * spell of the machine lands on one or two runs, and a pair shares whatever state the machine
+ * was in, so one side's bad round does not stand against the other side's good one.
  */
-async function measurePair (lecternUrl: string, request: CannonRequest, baselineUrl: string): Promise<{ lectern: Measure, baseline: Measure }> {
+async function measurePair (lecternUrl: string, request: CannonRequest, baselineUrl: string): Promise<{ lectern: Measure, baseline: Measure, ratio: number, rounds: Round[] }> {
   const baselineRequest: CannonRequest = { method: 'GET', path: '/' }
   if (WARMUP > 0) {
     await cannon(lecternUrl, request, { duration: WARMUP })
@@ -221,11 +245,26 @@ async function measurePair (lecternUrl: string, request: CannonRequest, baseline
   }
   const lectern: Measure[] = []
   const baseline: Measure[] = []
+  const rounds: Round[] = []
   for (let round = 0; round < ROUNDS; round++) {
-    lectern.push(toMeasure(await cannon(lecternUrl, request)))
-    baseline.push(toMeasure(await cannon(baselineUrl, baselineRequest)))
+    let l, b
+    if (round % 2 === 0) {
+      l = await timedRun(lecternUrl, request)
+      b = await timedRun(baselineUrl, baselineRequest)
+    } else {
+      b = await timedRun(baselineUrl, baselineRequest)
+      l = await timedRun(lecternUrl, request)
+    }
+    lectern.push(l.measure)
+    baseline.push(b.measure)
+    rounds.push({
+      lectern: l.measure.reqPerSec,
+      baseline: b.measure.reqPerSec,
+      ratio: Math.round(l.measure.reqPerSec / Math.max(1, b.measure.reqPerSec) * 1000) / 1000,
+      client_cpu: { lectern: l.clientCpu, baseline: b.clientCpu }
+    })
   }
-  return { lectern: combine(lectern), baseline: combine(baseline) }
+  return { lectern: combine(lectern), baseline: combine(baseline), ratio: median(rounds.map(r => r.ratio)), rounds }
 }
 
 async function compare (
@@ -244,12 +283,11 @@ async function compare (
   } finally {
     await base.stop()
   }
-  const { lectern, baseline } = measured
-  const ratio = lectern.reqPerSec / Math.max(1, baseline.reqPerSec)
+  const { lectern, baseline, ratio, rounds } = measured
   let pass = lectern.errors === 0
   if (target.ratio !== undefined) pass &&= ratio >= target.ratio
   if (target.p99 !== undefined) pass &&= lectern.p99 <= target.p99
-  const row: Row = { name, store, lectern, baseline, ratio, target: target.text, pass }
+  const row: Row = { name, store, lectern, baseline, ratio, rounds, target: target.text, pass }
   rows.push(row)
   printRow(row)
   return row
@@ -454,7 +492,8 @@ async function transformPhase (): Promise<void> {
 // ---------- main ----------
 async function main (): Promise<void> {
   console.log(`Lectern benchmark: ${CONNECTIONS} connections; per row ${WARMUP}s of warm-up, then ${ROUNDS} rounds of ${DURATION}s ` +
-    `for Lectern and the baseline in turn (medians; p99 the worst round); ${os.cpus().length} cores, ` +
+    'for Lectern and the baseline back to back, in alternating order (req/s: medians; %: median of the rounds\' ratios; ' +
+    `p99: the worst round); ${os.cpus().length} cores, ` +
     `${PINNED ? 'servers on core 0, load on core 1' : 'not pinned'}, node ${process.version}`)
   header()
   const failures: string[] = []
