@@ -1,5 +1,6 @@
-// The bare-Fastify baseline: answers every GET with the exact bytes of the measured response,
-// so a row's ratio compares Lectern's work against pure HTTP + Fastify overhead for that size.
+// The bare-Fastify baseline: answers every GET with the exact bytes of the measured response.
+// It is sent the same requests as Lectern (path, query string, headers), so a row's ratio
+// compares Lectern's work against pure HTTP + Fastify overhead for the same request and body.
 import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 

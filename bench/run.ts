@@ -53,10 +53,17 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-'))
 
 interface Measure { reqPerSec: number, p50: number, p99: number, bytes: number, errors: number }
 /**
- * One round of a row: both servers' req/s, measured back to back, their ratio, and the share of
- * its core the load generator used while driving each (near 1, the client was the limit).
+ * One round of a row: both servers' req/s, measured back to back, their ratio, the share of its
+ * core the load generator used while driving each (near 1, the client was the limit), and each
+ * server's CPU time (user + system, all threads) per request in µs (null off Linux).
  */
-interface Round { lectern: number, baseline: number, ratio: number, client_cpu: { lectern: number, baseline: number } }
+interface Round {
+  lectern: number
+  baseline: number
+  ratio: number
+  client_cpu: { lectern: number, baseline: number }
+  server_cpu_us: { lectern: number | null, baseline: number | null }
+}
 interface Row {
   name: string
   store: Store | '-'
@@ -69,6 +76,11 @@ interface Row {
   ratio: number | null
   /** Each round's figures, when the row was measured in rounds against a baseline. */
   rounds?: Round[]
+  /**
+   * The baseline's CPU time per request as a share of Lectern's (median of the rounds): what a
+   * request costs, independent of which side the load generator held back. Not a target.
+   */
+  cpu_ratio?: number | null
   target: string
   pass: boolean | null
   note?: string
@@ -219,14 +231,39 @@ function combine (measures: Measure[]): Measure {
   }
 }
 
-/** One measured run, with the share of its core this process (the load generator) used meanwhile. */
-async function timedRun (url: string, request: CannonRequest): Promise<{ measure: Measure, clientCpu: number }> {
+/** Clock ticks per second of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = ((): number => {
+  try { return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100 } catch { return 100 }
+})()
+
+/** A process's CPU time so far (user + system, every thread) in µs, or null where /proc has none. */
+function processCpuUs (pid: number | undefined): number | null {
+  if (pid === undefined) return null
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) * 1e6 / CLOCK_TICKS
+  } catch { return null }
+}
+
+interface Timed { measure: Measure, clientCpu: number, serverCpuUs: number | null }
+
+/**
+ * One measured run, with the share of its core this process (the load generator) used meanwhile
+ * and the server's CPU time per request.
+ */
+async function timedRun (target: Target, request: CannonRequest): Promise<Timed> {
   const cpu = process.cpuUsage()
+  const server0 = processCpuUs(target.pid)
   const start = performance.now()
-  const measure = toMeasure(await cannon(url, request))
+  const result = await cannon(target.url, request)
   const used = process.cpuUsage(cpu)
+  const server1 = processCpuUs(target.pid)
   const clientCpu = (used.user + used.system) / 1000 / Math.max(1, performance.now() - start)
-  return { measure, clientCpu: Math.round(clientCpu * 100) / 100 }
+  const serverCpuUs = server0 === null || server1 === null || result.requests.total === 0
+    ? null
+    : Math.round((server1 - server0) / result.requests.total * 10) / 10
+  return { measure: toMeasure(result), clientCpu: Math.round(clientCpu * 100) / 100, serverCpuUs }
 }
 
 /**
@@ -237,11 +274,12 @@ async function timedRun (url: string, request: CannonRequest): Promise<{ measure
  * spell of the machine lands on one or two runs, and a pair shares whatever state the machine
  * was in, so one side's bad round does not stand against the other side's good one.
  */
-async function measurePair (lecternUrl: string, request: CannonRequest, baselineUrl: string): Promise<{ lectern: Measure, baseline: Measure, ratio: number, rounds: Round[] }> {
-  const baselineRequest: CannonRequest = { method: 'GET', path: '/' }
+interface Target { url: string, pid: number | undefined }
+
+async function measurePair (lecternServer: Target, request: CannonRequest, baselineServer: Target): Promise<{ lectern: Measure, baseline: Measure, ratio: number, cpuRatio: number | null, rounds: Round[] }> {
   if (WARMUP > 0) {
-    await cannon(lecternUrl, request, { duration: WARMUP })
-    await cannon(baselineUrl, baselineRequest, { duration: WARMUP })
+    await cannon(lecternServer.url, request, { duration: WARMUP })
+    await cannon(baselineServer.url, request, { duration: WARMUP })
   }
   const lectern: Measure[] = []
   const baseline: Measure[] = []
@@ -249,11 +287,11 @@ async function measurePair (lecternUrl: string, request: CannonRequest, baseline
   for (let round = 0; round < ROUNDS; round++) {
     let l, b
     if (round % 2 === 0) {
-      l = await timedRun(lecternUrl, request)
-      b = await timedRun(baselineUrl, baselineRequest)
+      l = await timedRun(lecternServer, request)
+      b = await timedRun(baselineServer, request)
     } else {
-      b = await timedRun(baselineUrl, baselineRequest)
-      l = await timedRun(lecternUrl, request)
+      b = await timedRun(baselineServer, request)
+      l = await timedRun(lecternServer, request)
     }
     lectern.push(l.measure)
     baseline.push(b.measure)
@@ -261,10 +299,15 @@ async function measurePair (lecternUrl: string, request: CannonRequest, baseline
       lectern: l.measure.reqPerSec,
       baseline: b.measure.reqPerSec,
       ratio: Math.round(l.measure.reqPerSec / Math.max(1, b.measure.reqPerSec) * 1000) / 1000,
-      client_cpu: { lectern: l.clientCpu, baseline: b.clientCpu }
+      client_cpu: { lectern: l.clientCpu, baseline: b.clientCpu },
+      server_cpu_us: { lectern: l.serverCpuUs, baseline: b.serverCpuUs }
     })
   }
-  return { lectern: combine(lectern), baseline: combine(baseline), ratio: median(rounds.map(r => r.ratio)), rounds }
+  const cpuRatios = rounds.flatMap(r => r.server_cpu_us.lectern !== null && r.server_cpu_us.baseline !== null && r.server_cpu_us.lectern > 0
+    ? [r.server_cpu_us.baseline / r.server_cpu_us.lectern]
+    : [])
+  const cpuRatio = cpuRatios.length === rounds.length ? Math.round(median(cpuRatios) * 1000) / 1000 : null
+  return { lectern: combine(lectern), baseline: combine(baseline), ratio: median(rounds.map(r => r.ratio)), cpuRatio, rounds }
 }
 
 async function compare (
@@ -279,15 +322,20 @@ async function compare (
   const base = await startBaseline(body, probe.headers.get('content-type') ?? undefined)
   let measured
   try {
-    measured = await measurePair(server.url, { ...request, headers: { ...headers, ...request.headers } }, base.url)
+    // The baseline is sent the very same requests (path, query, headers): the ratio leaves out
+    // what HTTP and Fastify spend reading them, on both sides.
+    measured = await measurePair(
+      { url: server.url, pid: server.child.pid },
+      { ...request, headers: { ...headers, ...request.headers } },
+      { url: base.url, pid: base.child.pid })
   } finally {
     await base.stop()
   }
-  const { lectern, baseline, ratio, rounds } = measured
+  const { lectern, baseline, ratio, cpuRatio, rounds } = measured
   let pass = lectern.errors === 0
   if (target.ratio !== undefined) pass &&= ratio >= target.ratio
   if (target.p99 !== undefined) pass &&= lectern.p99 <= target.p99
-  const row: Row = { name, store, lectern, baseline, ratio, rounds, target: target.text, pass }
+  const row: Row = { name, store, lectern, baseline, ratio, cpu_ratio: cpuRatio, rounds, target: target.text, pass }
   rows.push(row)
   printRow(row)
   return row
@@ -295,18 +343,19 @@ async function compare (
 
 function printRow (r: Row): void {
   const pct = r.ratio === null ? '' : `${(r.ratio * 100).toFixed(0)}%`
+  const cpu = r.cpu_ratio === null || r.cpu_ratio === undefined ? '' : `${(r.cpu_ratio * 100).toFixed(0)}%`
   const base = r.baseline === null ? '' : `${r.baseline.reqPerSec}`
   const verdict = r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL'
   console.log([
     r.name.padEnd(44), r.store.padEnd(6), String(r.lectern.reqPerSec).padStart(8), `${r.lectern.p50}`.padStart(6),
-    `${r.lectern.p99}`.padStart(6), base.padStart(8), pct.padStart(5), r.target.padEnd(26), verdict, r.note ?? ''
+    `${r.lectern.p99}`.padStart(6), base.padStart(8), pct.padStart(5), cpu.padStart(5), r.target.padEnd(26), verdict, r.note ?? ''
   ].join(' | '))
 }
 
 function header (): void {
   console.log([
     'row'.padEnd(44), 'store'.padEnd(6), 'req/s'.padStart(8), 'p50ms'.padStart(6), 'p99ms'.padStart(6),
-    'base/s'.padStart(8), '%'.padStart(5), 'target'.padEnd(26), 'verdict'
+    'base/s'.padStart(8), '%'.padStart(5), 'cpu%'.padStart(5), 'target'.padEnd(26), 'verdict'
   ].join(' | '))
 }
 
@@ -492,8 +541,9 @@ async function transformPhase (): Promise<void> {
 // ---------- main ----------
 async function main (): Promise<void> {
   console.log(`Lectern benchmark: ${CONNECTIONS} connections; per row ${WARMUP}s of warm-up, then ${ROUNDS} rounds of ${DURATION}s ` +
-    'for Lectern and the baseline back to back, in alternating order (req/s: medians; %: median of the rounds\' ratios; ' +
-    `p99: the worst round); ${os.cpus().length} cores, ` +
+    'for Lectern and the baseline back to back, in alternating order, the baseline sent the same requests ' +
+    '(req/s: medians; %: median of the rounds\' req/s ratios; cpu%: median of the baseline\'s CPU time per request ' +
+    `over Lectern's, not a target; p99: the worst round); ${os.cpus().length} cores, ` +
     `${PINNED ? 'servers on core 0, load on core 1' : 'not pinned'}, node ${process.version}`)
   header()
   const failures: string[] = []
