@@ -5,6 +5,7 @@ import { pino } from 'pino'
 import app, { LOG_REDACT, serverOptions } from './app.js'
 import { ConfigError, loadConfig, type Config } from './lib/config.js'
 import { deferringChildren, type ParentLogger } from './lib/log.js'
+import { keepTickShape } from './lib/ticks.js'
 
 /**
  * Fastify's request lines, "incoming request" and "request completed", are info lines: when
@@ -39,6 +40,8 @@ function settings (): Config {
 }
 
 async function main (): Promise<void> {
+  // Before the stores load: see lib/ticks.ts.
+  keepTickShape()
   const config = settings()
   const logger = pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } })
   const { logger: _none, ...options } = serverOptions(config)
