@@ -246,6 +246,8 @@ function processCpuUs (pid: number | undefined): number | null {
   } catch { return null }
 }
 
+/** A server under load: where to send requests, and its process (for its CPU time). */
+interface Target { url: string, pid: number | undefined }
 interface Timed { measure: Measure, clientCpu: number, serverCpuUs: number | null }
 
 /**
@@ -274,8 +276,6 @@ async function timedRun (target: Target, request: CannonRequest): Promise<Timed>
  * spell of the machine lands on one or two runs, and a pair shares whatever state the machine
  * was in, so one side's bad round does not stand against the other side's good one.
  */
-interface Target { url: string, pid: number | undefined }
-
 async function measurePair (lecternServer: Target, request: CannonRequest, baselineServer: Target): Promise<{ lectern: Measure, baseline: Measure, ratio: number, cpuRatio: number | null, rounds: Round[] }> {
   if (WARMUP > 0) {
     await cannon(lecternServer.url, request, { duration: WARMUP })
@@ -480,7 +480,10 @@ async function entriesPhase (store: Store): Promise<void> {
       const rss = rssMb(server.child)
       extra[`rss_mb_after_cached_${store}`] = rss
       if (store === 'sqlite') {
-        console.log(`server RSS after the ${listEntries}-entry run: ${String(extra.rss_mb_after_list_sqlite)} MB (uncached), ${String(rss)} MB (cached) — target <= 300 MB`)
+        const uncached = extra.rss_mb_after_list_sqlite
+        const verdict = typeof uncached === 'number' && typeof rss === 'number' ? (Math.max(uncached, rss) <= 300 ? 'PASS' : 'FAIL') : 'unknown'
+        extra.rss_pass = verdict === 'PASS'
+        console.log(`server RSS after the ${listEntries}-entry run: ${String(uncached)} MB (uncached), ${String(rss)} MB (cached) — target <= 300 MB: ${verdict}`)
       }
     }
     if (ONLY.has('resolve')) {
