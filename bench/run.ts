@@ -70,7 +70,7 @@ interface Row {
   lectern: Measure
   baseline: Measure | null
   /**
-   * Lectern's req/s as a share of the baseline's for the same body: the median of the rounds'
+   * Lectern's req/s as a share of the baseline's for the same requests and body: the median of the rounds'
    * ratios when the row was measured in rounds (see measurePair).
    */
   ratio: number | null
