@@ -1,9 +1,11 @@
 // Serializes asynchronous tasks per key. The write pipeline takes one key per (environment,
 // collection), so the duplicate-slug and unique checks and the write that follows them cannot
 // interleave with another write to the same collection.
+import { TransientMap } from '../transient-map.js'
 
 export class KeyedMutex {
-  private readonly tails = new Map<string, Promise<void>>()
+  // A key per task in flight: transient, so finished chains die young (see transient-map.ts).
+  private readonly tails = new TransientMap<string, Promise<void>>()
 
   /** Runs `task` after every task queued earlier under `key` has settled; returns its result. */
   async run<T>(key: string, task: () => Promise<T>): Promise<T> {

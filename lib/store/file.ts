@@ -24,6 +24,7 @@ import {
 import { fsyncDir, isTempFile } from '../durable.js'
 import { checkBucket, checkSlug, isCollectionName, isScopeName, isSlug } from './names.js'
 import { FileWriter } from './writer.js'
+import { TransientMap } from '../transient-map.js'
 import type { ListQuery, ValueKind } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../../types/scope.js'
@@ -60,7 +61,7 @@ interface ValueIndex {
 /** The entries of one (environment, collection, locale). */
 class Bucket {
   readonly committed = new Map<string, Record_>()
-  readonly inFlight = new Map<string, InFlight>()
+  readonly inFlight = new TransientMap<string, InFlight>()
   /** Per sort signature: the committed records in that order, or what answering without it cost (ms); cleared by every commit. */
   readonly sorted = new Map<string, { spent: number, records: Record_[] | null }>()
   /**
@@ -157,8 +158,9 @@ export class FileStore implements ContentStore {
   private readonly now: () => string
   private readonly buckets = new Map<string, Bucket>()
   /** The tail of the write chain of each entry (bucket key + slug). */
-  private readonly chains = new Map<string, Promise<void>>()
-  private readonly writing = new Set<Promise<unknown>>()
+  // Keys per write in flight: transient maps, so finished writes die young (see transient-map.ts).
+  private readonly chains = new TransientMap<string, Promise<void>>()
+  private readonly writing = new TransientMap<Promise<unknown>, true>()
   private writer = new FileWriter()
   private seq = 0
   private opened = false
@@ -219,7 +221,7 @@ export class FileStore implements ContentStore {
 
   async close (): Promise<void> {
     // Writes in flight finish (or fail) before the store lets go.
-    while (this.writing.size > 0) await Promise.allSettled([...this.writing])
+    while (this.writing.size > 0) await Promise.allSettled([...this.writing.keys()])
     await this.writer.close()
     this.opened = false
   }
@@ -490,7 +492,7 @@ export class FileStore implements ContentStore {
     })()
     const tail = disk.then(() => {}, () => {})
     this.chains.set(chainKey, tail)
-    this.writing.add(disk)
+    this.writing.set(disk, true)
     try {
       await disk
       bucket.commit(slug, rec)

@@ -11,6 +11,7 @@
 // answers. Jobs go to the worker with the fewest outstanding, so fsyncs run in parallel.
 // Ordering between jobs is the caller's: the file store never has two jobs for one file out.
 import { Worker } from 'node:worker_threads'
+import { TransientMap } from '../transient-map.js'
 
 const WORKER_SOURCE = String.raw`
 'use strict'
@@ -106,7 +107,8 @@ interface Pending {
 
 interface Slot {
   worker: Worker
-  pending: Map<number, Pending>
+  /** Jobs sent and not yet answered; transient, so answered jobs die young (see transient-map.ts). */
+  pending: TransientMap<number, Pending>
   /** Called when the last outstanding job is answered (close waits for it). */
   onIdle: (() => void) | null
 }
@@ -167,7 +169,7 @@ export class FileWriter {
     // eval: the worker is plain JavaScript, the same under a TypeScript loader and from dist;
     // no execArgv, so a test runner's loaders are not loaded again in each worker.
     const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] })
-    const slot: Slot = { worker, pending: new Map(), onIdle: null }
+    const slot: Slot = { worker, pending: new TransientMap(), onIdle: null }
     worker.unref()
     worker.on('message', (results: Result[]) => {
       for (const result of results) {
