@@ -15,6 +15,8 @@
 // This map moves its entries to a new Map every `period` insertions. A new Map is young, its
 // tables are allocated young, and the ones it discards die young. Copying costs one insertion
 // per live key, which for a map of requests in flight is a few dozen, every `period` insertions.
+// One difference from a Map: an iterator sees no change made after the next rebuild (a `set`),
+// so do not insert while iterating.
 
 export class TransientMap<K, V> implements Iterable<[K, V]> {
   #map = new Map<K, V>()
