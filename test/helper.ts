@@ -1,8 +1,10 @@
 // Builds the app on its own temporary data dir, the way server.ts does, minus listening.
 // Tap runs test files in parallel processes, so nothing here is shared between tests.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { Ajv, type AnySchema } from 'ajv'
 import addFormats from 'ajv-formats'
@@ -29,6 +31,41 @@ export function tempDir (t: Test, prefix = 'lectern-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
   t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   return dir
+}
+
+/** The repository root. */
+export const ROOT = path.resolve(import.meta.dirname, '..')
+
+/** Node flags and environment that run TypeScript sources in a child process, as tap runs them here. */
+export const TS_CHILD_ARGS = process.execArgv.filter(a => a.startsWith('--import') || a === '--enable-source-maps')
+export const TS_CHILD_ENV: Env = {
+  ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('TS_NODE_') && e[1] !== undefined)),
+  PATH: process.env.PATH ?? ''
+}
+
+/** A source file's URL, for `import()` in a child's script: `sourceUrl('lib', 'ticks.ts')`. */
+export function sourceUrl (...segments: string[]): string {
+  return pathToFileURL(path.join(ROOT, ...segments)).href
+}
+
+/**
+ * Runs `script` as an ES module in a child Node process with `flags` (and the TypeScript loader),
+ * and returns its stdout. Stdout goes to a file, not a pipe, so text V8 writes to it directly
+ * (%DebugPrint) is all there; a non-zero exit throws with the child's stderr.
+ */
+export async function evalModule (t: Test, script: string, flags: string[] = []): Promise<string> {
+  const outFile = path.join(tempDir(t), 'stdout.txt')
+  const out = openSync(outFile, 'w')
+  let stderr = ''
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [...TS_CHILD_ARGS, ...flags, '--input-type=module', '--eval', script],
+      { cwd: ROOT, env: TS_CHILD_ENV, stdio: ['ignore', out, 'pipe'] })
+    child.stderr?.on('data', (d: Buffer) => { stderr += d.toString() })
+    child.once('error', reject)
+    child.once('exit', resolve)
+  }).finally(() => { closeSync(out) })
+  if (code !== 0) throw new Error(`child exited with ${String(code)}: ${stderr}`)
+  return readFileSync(outFile, 'utf8')
 }
 
 export function testConfig (dataDir: string, env: Env = {}): Config {

@@ -3,18 +3,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { tempDir } from './helper.js'
-
-const root = path.resolve(import.meta.dirname, '..')
-// Run server.ts through the same TypeScript loader tap gave this process.
-const loaderArgs = process.execArgv.filter(a => a.startsWith('--import') || a === '--enable-source-maps')
-
-const tsNodeEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('TS_NODE_')))
+import { ROOT, TS_CHILD_ARGS, TS_CHILD_ENV, tempDir } from './helper.js'
 
 function start (env: Record<string, string>): { child: ChildProcessWithoutNullStreams, output: () => string, exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [...loaderArgs, 'server.ts'], {
-    cwd: root,
-    env: { ...tsNodeEnv, PATH: process.env.PATH ?? '', FASTIFY_AUTOLOAD_TYPESCRIPT: '1', CMS_LOG_LEVEL: 'info', ...env }
+  // server.ts through the same TypeScript loader tap gave this process.
+  const child = spawn(process.execPath, [...TS_CHILD_ARGS, 'server.ts'], {
+    cwd: ROOT,
+    env: { ...TS_CHILD_ENV, FASTIFY_AUTOLOAD_TYPESCRIPT: '1', CMS_LOG_LEVEL: 'info', ...env }
   })
   let out = ''
   child.stdout.on('data', (d: Buffer) => { out += d.toString() })

@@ -1,18 +1,10 @@
 // keepTickShape (lib/ticks.ts): process.nextTick's inline caches stay monomorphic through full
 // garbage collections that run while no tick is queued. Each case runs in its own process, with
 // V8's natives syntax on to read the caches' state.
-import { spawn } from 'node:child_process'
-import { closeSync, openSync, readFileSync } from 'node:fs'
-import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import t, { type Test } from 'tap'
-import { tempDir } from '../helper.js'
+import { evalModule, sourceUrl } from '../helper.js'
 
-const root = path.resolve(import.meta.dirname, '..', '..')
-// The same TypeScript loader tap gave this process.
-const loaderArgs = process.execArgv.filter(a => a.startsWith('--import') || a === '--enable-source-maps')
-const tsNodeEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('TS_NODE_')))
-const ticksModule = pathToFileURL(path.join(root, 'lib', 'ticks.ts')).href
+const ticksModule = sourceUrl('lib', 'ticks.ts')
 
 /** The states of the nextTick literal's property-definition caches after ten idle full GCs. */
 async function cacheStates (t: Test, keep: boolean): Promise<string[]> {
@@ -26,20 +18,8 @@ async function cacheStates (t: Test, keep: boolean): Promise<string[]> {
     }
     %DebugPrint(process.nextTick);
   `
-  // V8 prints to the stdout file itself: a file, not a pipe, takes all of it.
-  const outFile = path.join(tempDir(t), 'stdout.txt')
-  const out = openSync(outFile, 'w')
-  let stderr = ''
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, [
-      ...loaderArgs, '--expose-gc', '--allow-natives-syntax', '--input-type=module', '--eval', script
-    ], { cwd: root, env: { ...tsNodeEnv, PATH: process.env.PATH ?? '' }, stdio: ['ignore', out, 'pipe'] })
-    child.stderr?.on('data', (d: Buffer) => { stderr += d.toString() })
-    child.once('error', reject)
-    child.once('exit', resolve)
-  }).finally(() => { closeSync(out) })
-  if (code !== 0) throw new Error(`child exited with ${String(code)}: ${stderr}`)
-  const stdout = readFileSync(outFile, 'utf8')
+  // V8 prints to the stdout file itself: evalModule collects stdout in a file.
+  const stdout = await evalModule(t, script, ['--expose-gc', '--allow-natives-syntax'])
   return [...stdout.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map(m => m[1] ?? '')
 }
 

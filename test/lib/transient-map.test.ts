@@ -1,11 +1,9 @@
 // TransientMap (lib/transient-map.ts): a Map in behaviour, through its rebuilds; and, once old
 // itself, it does not make a young collection promote the values of keys already deleted.
-import { spawn } from 'node:child_process'
-import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import fc from 'fast-check'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { TransientMap } from '../../lib/transient-map.js'
+import { evalModule, sourceUrl } from '../helper.js'
 
 t.test('answers as a Map does, across rebuilds', async t => {
   const op = fc.oneof(
@@ -43,18 +41,14 @@ t.test('period must be a positive integer', async t => {
   for (const bad of [0, -1, 1.5, Number.NaN]) t.throws(() => new TransientMap(bad), RangeError, String(bad))
 })
 
-const root = path.resolve(import.meta.dirname, '..', '..')
-// The same TypeScript loader tap gave this process.
-const loaderArgs = process.execArgv.filter(a => a.startsWith('--import') || a === '--enable-source-maps')
-const tsNodeEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('TS_NODE_')))
-const moduleUrl = pathToFileURL(path.join(root, 'lib', 'transient-map.ts')).href
+const moduleUrl = sourceUrl('lib', 'transient-map.ts')
 
 /**
  * Bytes the young collections promote while 50 tasks each put a key with a 1 KB value in an old
  * map, wait a turn and delete it again, 20,000 times (as a lock map does under load). A child
  * process, with small semi-spaces so young collections are many and the count is steady.
  */
-async function promotedBytes (kind: 'plain' | 'transient'): Promise<number> {
+async function promotedBytes (t: Test, kind: 'plain' | 'transient'): Promise<number> {
   const script = `
     import v8 from 'node:v8'
     const { TransientMap } = await import(${JSON.stringify(moduleUrl)})
@@ -77,23 +71,11 @@ async function promotedBytes (kind: 'plain' | 'transient'): Promise<number> {
     for (const s of profiler.stop().statistics) if (s.gcType === 'Scavenge') promoted += old(s.afterGC) - old(s.beforeGC)
     process.stdout.write(String(promoted))
   `
-  let stdout = ''
-  let stderr = ''
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, [
-      ...loaderArgs, '--expose-gc', '--max-semi-space-size=1', '--input-type=module', '--eval', script
-    ], { cwd: root, env: { ...tsNodeEnv, PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] })
-    child.stdout?.on('data', (d: Buffer) => { stdout += d.toString() })
-    child.stderr?.on('data', (d: Buffer) => { stderr += d.toString() })
-    child.once('error', reject)
-    child.once('exit', resolve)
-  })
-  if (code !== 0) throw new Error(`child exited with ${String(code)}: ${stderr}`)
-  return Number(stdout)
+  return Number(await evalModule(t, script, ['--expose-gc', '--max-semi-space-size=1']))
 }
 
 t.test('an old map with churning keys: a plain Map makes young collections promote dead values, a TransientMap does not', async t => {
-  const [plain, transient] = await Promise.all([promotedBytes('plain'), promotedBytes('transient')])
+  const [plain, transient] = await Promise.all([promotedBytes(t, 'plain'), promotedBytes(t, 'transient')])
   // The control: if this fails, V8 no longer keeps dead tables' values alive and the class can go.
   t.ok(plain > 5 * 1024 * 1024, `plain Map: ${plain} bytes promoted`)
   t.ok(transient < plain / 5, `TransientMap: ${transient} bytes promoted (plain Map: ${plain})`)
