@@ -1,30 +1,8 @@
 // The process entry point and the only reader of process.env: parse the settings, build
 // the logger and the instance, register the app, wire graceful shutdown, listen.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
-import { pino } from 'pino'
-import app, { LOG_REDACT, serverOptions } from './app.js'
+import app, { createLogger, lecternServer } from './app.js'
 import { ConfigError, loadConfig, type Config } from './lib/config.js'
-import { deferringChildren, type ParentLogger } from './lib/log.js'
 import { keepTickShape } from './lib/ticks.js'
-
-/**
- * Fastify's request lines, "incoming request" and "request completed", are info lines: when
- * info is off, they are not built at all. Every other line (a request that errored, a stream
- * that failed) is logged as Fastify logs it.
- */
-class RequestLines extends LogController {
-  constructor (private readonly infoEnabled: boolean) {
-    super()
-  }
-
-  override incomingRequest (request: FastifyRequest, reply: FastifyReply): void {
-    if (this.infoEnabled) super.incomingRequest(request, reply)
-  }
-
-  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.infoEnabled || (error !== null && error !== undefined)) super.requestCompleted(error, request, reply)
-  }
-}
 
 function settings (): Config {
   try {
@@ -43,14 +21,8 @@ async function main (): Promise<void> {
   // Before the stores load: see lib/ticks.ts.
   keepTickShape()
   const config = settings()
-  const logger = pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } })
-  const { logger: _none, ...options } = serverOptions(config)
-  const fastify = Fastify({
-    ...options,
-    // A request's child logger (bound to its id) is made when it first logs a line.
-    loggerInstance: deferringChildren(logger as unknown as ParentLogger) as unknown as FastifyBaseLogger,
-    logController: new RequestLines(logger.isLevelEnabled('info'))
-  })
+  const logger = createLogger(config)
+  const fastify = lecternServer(config, logger)
 
   let closing = false
   const shutdown = (signal: string): void => {

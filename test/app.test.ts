@@ -1,13 +1,23 @@
 // The app's error and not-found handlers, body parsing limits and the auth gate, on test routes.
-import Fastify, { type FastifyInstance } from 'fastify'
+import { Writable } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import app, { serverOptions } from '../app.js'
+import app, { createLogger, lecternServer } from '../app.js'
 import { internal, validationFailed } from '../lib/errors.js'
 import { ADMIN_KEY, EDITOR_KEY, KEYS_ENV, VIEWER_KEY, assertError, auth, tempDir, testConfig } from './helper.js'
 
-async function withRoutes (t: Test, env: Record<string, string> = {}): Promise<FastifyInstance> {
+type Line = Record<string, unknown> & { level: number, msg?: string }
+
+/** The app and its test routes on the instance server.ts builds; its log lines, parsed, in `lines`. */
+async function withRoutes (t: Test, env: Record<string, string> = {}, lines: Line[] = []): Promise<FastifyInstance> {
   const config = testConfig(`${tempDir(t)}/data`, { CMS_BODY_LIMIT: '1024', ...env })
-  const fastify = Fastify(serverOptions(config))
+  const sink = new Writable({
+    write (chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line) as Line)
+      done()
+    }
+  })
+  const fastify = lecternServer(config, createLogger(config, sink))
   await fastify.register(app, { config })
   await fastify.register(async scoped => {
     scoped.post('/echo', async request => ({ body: request.body, polluted: ({} as Record<string, unknown>).polluted ?? null }))
@@ -15,6 +25,8 @@ async function withRoutes (t: Test, env: Record<string, string> = {}): Promise<F
     scoped.get('/boom', async () => { throw new Error('secret detail at /etc/passwd') })
     scoped.get('/internal', async () => { throw internal('disk /var/x unreadable') })
     scoped.get('/invalid', async () => { throw validationFailed(['title: is required']) })
+    scoped.get('/listeners', async (_request, reply) => ({ finish: reply.raw.listenerCount('finish'), error: reply.raw.listenerCount('error') }))
+    scoped.get('/twice', async (_request, reply) => { await reply.send({ first: true }); await reply.send({ second: true }) })
     scoped.get('/typed', { schema: { querystring: { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } } } }, async () => ({ ok: true }))
   })
   await fastify.ready()
@@ -89,4 +101,52 @@ t.test('the OpenAPI document and its browsable view are served', async t => {
   const docs = await f.inject({ method: 'GET', url: '/docs/' })
   t.equal(docs.statusCode, 200)
   t.match(docs.headers['content-type'], /text\/html/)
+})
+
+t.test('only at info and below does Fastify listen on every response (to time it for "request completed")', async t => {
+  const listeners = async (level: string): Promise<unknown> => (await (await withRoutes(t, { CMS_LOG_LEVEL: level })).inject({ url: '/listeners' })).json()
+  const quiet = await listeners('warn') as { finish: number, error: number }
+  t.same(await listeners('info'), { finish: quiet.finish + 1, error: quiet.error + 1 }, 'info: one `finish` and one `error` listener more')
+  t.same(await listeners('error'), quiet)
+})
+
+t.test('above info: no per-request logging machinery, yet every line that is on reaches the log with its request id', async t => {
+  const lines: Line[] = []
+  const f = await withRoutes(t, { CMS_LOG_LEVEL: 'warn' }, lines)
+  t.equal(f.log.level, 'warn', "the instance's log is Lectern's logger")
+  await f.inject({ url: '/api/collections' })
+  await f.inject({ url: '/nowhere' })
+  t.same(lines, [], 'requests that go well, and a 404, write nothing')
+
+  const boom = await f.inject({ url: '/boom' })
+  t.equal(boom.statusCode, 500)
+  t.notMatch(boom.body, /secret detail/)
+  t.match(lines, [{ level: 50, reqId: /^req-/, msg: 'internal error', err: { message: 'secret detail at /etc/passwd' } }])
+  const reqIds = new Set(lines.map(l => l.reqId))
+  t.equal(reqIds.size, 1)
+
+  // Fastify's own request-scoped lines go through the same child logger.
+  lines.length = 0
+  t.same((await f.inject({ url: '/twice' })).json(), { first: true })
+  t.match(lines, [{ level: 40, reqId: /^req-/, err: { code: 'FST_ERR_REP_ALREADY_SENT' } }])
+
+  lines.length = 0
+  f.log.warn('from a plugin')
+  t.match(lines, [{ level: 40, msg: 'from a plugin' }])
+  t.notOk('reqId' in (lines[0] ?? {}), 'instance lines carry no request id')
+})
+
+t.test('at info: Fastify logs every request, bound to its id, with the request and reply serialized', async t => {
+  const lines: Line[] = []
+  const f = await withRoutes(t, { CMS_LOG_LEVEL: 'info' }, lines)
+  lines.length = 0 // start-up lines
+  const res = await f.inject({ url: '/boom?x=1', headers: { authorization: 'Bearer not-for-logs' } })
+  t.equal(res.statusCode, 500)
+  t.match(lines, [
+    { level: 30, reqId: /^req-/, msg: 'incoming request', req: { method: 'GET', url: '/boom?x=1', remoteAddress: '127.0.0.1' } },
+    { level: 50, msg: 'internal error', err: { message: 'secret detail at /etc/passwd' } },
+    { level: 30, msg: 'request completed', res: { statusCode: 500 }, responseTime: Number }
+  ])
+  t.equal(new Set(lines.map(l => l.reqId)).size, 1, 'one request id on all three')
+  t.notMatch(JSON.stringify(lines), /not-for-logs/, 'no credentials in the lines')
 })

@@ -5,11 +5,11 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { Ajv, type AnySchema } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Test } from 'tap'
-import app, { serverOptions } from '../app.js'
+import app, { createLogger, lecternServer } from '../app.js'
 import { loadConfig, type Config } from '../lib/config.js'
 import { ErrorReply } from '../types/errors.js'
 
@@ -84,7 +84,7 @@ export async function build (t: Test, env: Env = {}, options: BuildOptions = {})
   const dataDir = options.dataDir ?? path.join(tempDir(t), 'data')
   const config = testConfig(dataDir, env)
   // A loaded CI box (tap runs files in parallel) can take longer than the 10 s default to load plugins.
-  const fastify = Fastify({ ...serverOptions(config), pluginTimeout: 60_000 })
+  const fastify = lecternServer(config, createLogger(config), { pluginTimeout: 60_000 })
   await fastify.register(app, { config })
   await fastify.ready()
   if (options.keepOpen !== true) t.teardown(async () => { await fastify.close() })
