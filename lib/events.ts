@@ -7,6 +7,8 @@ export type ListenerErrorHandler = (err: unknown, event: CmsEvent) => void
 
 export class EventBus {
   private readonly listeners = new Set<EventListener>()
+  /** Listeners' promises not yet settled: see `settled`. */
+  private readonly pending = new Set<Promise<void>>()
 
   constructor (private readonly onError: ListenerErrorHandler) {}
 
@@ -22,11 +24,22 @@ export class EventBus {
       try {
         const result = listener(event)
         if (result !== undefined && typeof (result as Promise<void>).catch === 'function') {
-          (result as Promise<void>).catch(err => { this.onError(err, event) })
+          const tracked = (result as Promise<void>).catch(err => { this.onError(err, event) })
+          this.pending.add(tracked)
+          void tracked.finally(() => { this.pending.delete(tracked) })
         }
       } catch (err) {
         this.onError(err, event)
       }
     }
+  }
+
+  /**
+   * Resolves once every asynchronous listener has finished with every event emitted so far,
+   * including events those listeners emitted themselves. A plugin awaits it on close before it
+   * closes what its listener writes to.
+   */
+  async settled (): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending)
   }
 }

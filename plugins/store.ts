@@ -42,6 +42,8 @@ export default fp(async (fastify) => {
 
   fastify.addHook('onClose', async () => {
     unsubscribe()
+    // A collection's folders may still be in the making for a schema created just before.
+    await fastify.events.settled()
     await store.close()
   })
 }, { name: 'store', dependencies: ['config', 'events', 'data'], fastify: '5.x' })

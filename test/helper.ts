@@ -29,7 +29,9 @@ export const KEYS_ENV: Env = { CMS_API_KEYS: `${ADMIN_KEY}:admin,${EDITOR_KEY}:e
 /** A fresh temporary directory, removed when the test ends. */
 export function tempDir (t: Test, prefix = 'lectern-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  // Retries: on a busy machine a closing file handle or folder listing can make one pass fail
+  // (ENOTEMPTY, EBUSY), and a teardown that throws fails the test and skips the teardowns after it.
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }) })
   return dir
 }
 

@@ -195,8 +195,13 @@ t.test('the admin UI in a real browser', async t => {
     timezoneId: 'UTC'
   })
   t.teardown(async () => {
-    await context.close()
-    rmSync(profile, { recursive: true, force: true })
+    try {
+      await context.close()
+    } finally {
+      // Chromium's helpers may still be writing into the profile as it closes. A teardown that
+      // throws would skip the app's close (registered earlier, so run later) and leave it listening.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+    }
   })
   context.setDefaultTimeout(ACTION_TIMEOUT)
   const page = await context.newPage()

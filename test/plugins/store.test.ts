@@ -1,5 +1,5 @@
 // The store plugin alone on a bare instance: config, events, data, a fake schema registry.
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -79,6 +79,22 @@ for (const kind of STORES) {
       } else {
         t.pass('SQLite rows need no location')
       }
+    })
+
+    t.test('a close right after schema.created waits for the storage location, and nothing is written after it', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      const app = await bare(t, dataDir, { CMS_STORE: kind, CMS_ENVIRONMENTS: 'main,preview,staging', CMS_LOCALES: 'en,fr,de,it' })
+      app.events.emit({ event: 'schema.created', name: 'articles' })
+      await app.close()
+      const content = path.join(dataDir, 'content')
+      const listing = (): string[] => kind === 'file' ? readdirSync(content, { recursive: true }).map(String).sort() : []
+      const made = listing()
+      if (kind === 'file') {
+        const leaves = ['main', 'preview', 'staging'].flatMap(env => ['en', 'fr', 'de', 'it'].map(locale => path.join(env, 'articles', locale)))
+        t.same(leaves.filter(leaf => !made.includes(leaf)), [], 'every environment and locale folder is there at close')
+      }
+      await new Promise(resolve => setTimeout(resolve, 100))
+      t.same(listing(), made, 'and nothing more is made after it')
     })
   })
 }
