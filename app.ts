@@ -42,10 +42,10 @@ const LOG_SERIALIZERS = {
   req: (request: FastifyRequest) => ({
     method: request.method,
     url: request.url,
-    version: request.headers['accept-version'],
+    version: (request.headers as FastifyRequest['headers'] | undefined)?.['accept-version'],
     host: request.host,
     remoteAddress: request.ip,
-    remotePort: request.socket.remotePort
+    remotePort: (request.socket as FastifyRequest['socket'] | undefined)?.remotePort
   }),
   res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
   err: pino.stdSerializers.err
@@ -84,9 +84,11 @@ class RequestLines extends LogController {
  * - Above `info`, Fastify is given no logger. With one, it prepares those lines on every request
  *   even when they are off: a child logger, `finish` and `error` listeners on the response and
  *   two clock readings. On a cached `_q` hit (about 35 µs of server CPU) that was 1-5 µs. Every
- *   other line still reaches `logger`: a request's `log` comes from
- *   `childLoggerFactory`, and the instance's `log` is `logger`. The one line given up is
- *   "request errored", for a response stream that fails after its handler is done.
+ *   other line still reaches `logger`: a request's `log` comes from `childLoggerFactory` (a
+ *   DeferredChildLogger, which Fastify checks with an array and a filter: far less), and the
+ *   instance's `log` is `logger`. The one line given up is "request errored", for a response
+ *   stream that fails after its handler is done, on routes without an `onResponse` hook (the
+ *   upload routes have one, from @fastify/multipart, so Fastify still times those).
  */
 export function lecternServer (config: Config, logger: Logger, overrides: FastifyServerOptions = {}): FastifyInstance {
   const infoEnabled = logger.isLevelEnabled('info')

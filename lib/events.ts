@@ -24,12 +24,12 @@ export class EventBus {
       try {
         const result = listener(event)
         if (result !== undefined && typeof (result as Promise<void>).catch === 'function') {
-          const tracked = (result as Promise<void>).catch(err => { this.onError(err, event) })
+          const tracked = (result as Promise<void>).catch(err => { this.report(err, event) })
           this.pending.add(tracked)
           void tracked.finally(() => { this.pending.delete(tracked) })
         }
       } catch (err) {
-        this.onError(err, event)
+        this.report(err, event)
       }
     }
   }
@@ -37,9 +37,17 @@ export class EventBus {
   /**
    * Resolves once every asynchronous listener has finished with every event emitted so far,
    * including events those listeners emitted themselves. A plugin awaits it on close before it
-   * closes what its listener writes to.
+   * closes what its listener writes to. (A listener that answered every event with another
+   * would keep it waiting; none does.)
    */
   async settled (): Promise<void> {
     while (this.pending.size > 0) await Promise.all(this.pending)
+  }
+
+  /** The error handler, contained too: a report that throws must not break emit or `settled`. */
+  private report (err: unknown, event: CmsEvent): void {
+    try {
+      this.onError(err, event)
+    } catch {}
   }
 }

@@ -3,9 +3,11 @@
 // request, although at `warn` and above a request that goes well logs nothing. Pure: works on
 // anything shaped like a pino logger.
 //
-// Fastify makes a request's logger with the root logger's own `child()`. A custom
-// `childLoggerFactory` would do too, but Fastify then checks every child it returns (an array
-// and a filter per request); a root whose `child()` defers costs nothing of the kind.
+// Two ways in (app.ts lecternServer): when Fastify has the logger (at `info` and below), it makes
+// a request's logger with the root's own `child()`, so a root whose `child()` defers
+// (deferringChildren) costs no check. Above `info` Fastify has no logger, and a
+// `childLoggerFactory` gives each request a DeferredChildLogger of Lectern's; Fastify checks each
+// child it returns (an array and a filter), still far less than the machinery it skips.
 
 import type { LogLevel } from './config.js'
 

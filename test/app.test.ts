@@ -113,6 +113,7 @@ t.test('only at info and below does Fastify listen on every response (to time it
 t.test('above info: no per-request logging machinery, yet every line that is on reaches the log with its request id', async t => {
   const lines: Line[] = []
   const f = await withRoutes(t, { CMS_LOG_LEVEL: 'warn' }, lines)
+  lines.length = 0 // start-up warnings (an admin UI not built yet)
   t.equal(f.log.level, 'warn', "the instance's log is Lectern's logger")
   await f.inject({ url: '/api/collections' })
   await f.inject({ url: '/nowhere' })
@@ -121,17 +122,18 @@ t.test('above info: no per-request logging machinery, yet every line that is on 
   const boom = await f.inject({ url: '/boom' })
   t.equal(boom.statusCode, 500)
   t.notMatch(boom.body, /secret detail/)
+  t.equal(lines.length, 1, 'one line')
   t.match(lines, [{ level: 50, reqId: /^req-/, msg: 'internal error', err: { message: 'secret detail at /etc/passwd' } }])
-  const reqIds = new Set(lines.map(l => l.reqId))
-  t.equal(reqIds.size, 1)
 
   // Fastify's own request-scoped lines go through the same child logger.
   lines.length = 0
   t.same((await f.inject({ url: '/twice' })).json(), { first: true })
+  t.equal(lines.length, 1, 'one line')
   t.match(lines, [{ level: 40, reqId: /^req-/, err: { code: 'FST_ERR_REP_ALREADY_SENT' } }])
 
   lines.length = 0
   f.log.warn('from a plugin')
+  t.equal(lines.length, 1, 'one line')
   t.match(lines, [{ level: 40, msg: 'from a plugin' }])
   t.notOk('reqId' in (lines[0] ?? {}), 'instance lines carry no request id')
 })
@@ -147,6 +149,7 @@ t.test('at info: Fastify logs every request, bound to its id, with the request a
     { level: 50, msg: 'internal error', err: { message: 'secret detail at /etc/passwd' } },
     { level: 30, msg: 'request completed', res: { statusCode: 500 }, responseTime: Number }
   ])
+  t.equal(lines.length, 3, 'three lines')
   t.equal(new Set(lines.map(l => l.reqId)).size, 1, 'one request id on all three')
-  t.notMatch(JSON.stringify(lines), /not-for-logs/, 'no credentials in the lines')
+  t.notMatch(JSON.stringify(lines), /not-for-logs/, 'the request is serialized without its headers: no credentials')
 })
