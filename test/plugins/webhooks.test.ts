@@ -125,7 +125,8 @@ t.test('a receiver that takes 3 s does not delay the reply; a dead one does not 
     const took = Date.now() - started
     t.equal(res.statusCode, 200)
     t.same(body, { ok: true })
-    t.ok(took < 500, `reply ${i + 1} in ${took} ms`)
+    // The receiver takes 3 s: a reply well under that did not wait for it (loose, for a busy CI box).
+    t.ok(took < 1500, `reply ${i + 1} in ${took} ms`)
   }
   await until(() => slow.received.length === 3, 5000, 'the slow receiver got all three')
   await until(() => app.webhooks.deliveries({ page: 1, perPage: 10, status: 'delivered' }).total === 3, 6000, 'slow ones delivered')
