@@ -10,15 +10,15 @@
 // this process, which drives the load, on core 1, so client and server never share a core),
 // --only create,get,list,resolve,transform,admin, --stores sqlite,file.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { gzipSync } from 'node:zlib'
 import autocannon, { type Request as CannonRequest, type Result } from 'autocannon'
 import { chromium } from 'playwright-core'
 import sharp from 'sharp'
+import { CHROMIUM, CHROMIUM_ARGS, gzippedJavaScriptBytes, navigationMs } from './admin-page.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -52,7 +52,6 @@ const serverJs = path.resolve(here, '..', 'server.js')
 const baselineJs = path.resolve(here, 'baseline.js')
 const resultsFile = path.resolve(here, '..', '..', 'bench', 'results.json')
 const adminDist = path.resolve(here, '..', '..', 'admin', 'dist')
-const CHROMIUM = process.env.LECTERN_CHROMIUM ?? '/usr/bin/chromium'
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-'))
 
 interface Measure { reqPerSec: number, p50: number, p99: number, bytes: number, errors: number }
@@ -552,16 +551,10 @@ async function transformPhase (): Promise<void> {
  * the worst is printed too.
  */
 async function adminPhase (): Promise<void> {
-  const assets = path.join(adminDist, 'assets')
-  const js = readdirSync(assets).filter(f => f.endsWith('.js'))
-  const gzipped = js.reduce((sum, f) => sum + gzipSync(readFileSync(path.join(assets, f))).length, 0)
+  const gzipped = gzippedJavaScriptBytes(adminDist)
   // With keys configured the UI opens on its sign-in page (without, it opens straight on content).
   const server = await startLectern('sqlite', path.join(scratch, 'data-admin'), { CMS_API_KEYS: 'bench-admin-key-0123456789abcdef:admin' })
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-  })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
   try {
     const times: number[] = []
     let first = 0
@@ -571,7 +564,7 @@ async function adminPhase (): Promise<void> {
         const page = await context.newPage()
         await page.goto(`${server.url}/admin/`, { waitUntil: 'load' })
         await page.getByRole('heading', { name: 'Sign in to Lectern' }).waitFor()
-        const ms = await page.evaluate<number | null>("(() => { const nav = performance.getEntriesByType('navigation')[0]; return nav === undefined ? null : nav.loadEventEnd - nav.startTime })()")
+        const ms = await navigationMs(page)
         if (ms === null) throw new Error('no navigation timing')
         // The first load also warms Chromium itself (its renderer process, V8's code cache):
         // printed, not counted.

@@ -4,20 +4,19 @@
 //
 // A missing browser FAILS this test (it never skips): install it with scripts/ensure-chromium.sh.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import type { Test } from 'tap'
 import sharp from 'sharp'
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import type { FastifyInstance } from 'fastify'
+import { CHROMIUM, CHROMIUM_ARGS, gzippedJavaScriptBytes, navigationMs } from '../../bench/admin-page.js'
 import { projectRoot } from '../../plugins/admin.js'
 import { ADMIN_KEY, KEYS_ENV, VIEWER_KEY, auth, build } from '../helper.js'
 
-const CHROMIUM = process.env.LECTERN_CHROMIUM ?? '/usr/bin/chromium'
 const ROOT = projectRoot(import.meta.dirname) ?? process.cwd()
 const ADMIN = path.join(ROOT, 'admin')
 const DIST = path.join(ADMIN, 'dist')
@@ -189,7 +188,7 @@ t.test('the admin UI in a real browser', async t => {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 860 },
     locale: 'en-GB',
     timezoneId: 'UTC'
@@ -232,14 +231,12 @@ t.test('the admin UI in a real browser', async t => {
 })
 
 async function bundleAndLoad (t: Test, { base, page }: Harness): Promise<void> {
-  const assets = path.join(DIST, 'assets')
-  const js = readdirSync(assets).filter(f => f.endsWith('.js'))
-  const gzipped = js.reduce((sum, f) => sum + gzipSync(readFileSync(path.join(assets, f))).length, 0)
+  const gzipped = gzippedJavaScriptBytes(DIST)
   t.ok(gzipped < 200 * 1024, `gzipped JavaScript is ${(gzipped / 1024).toFixed(1)} KB (< 200 KB)`)
 
   await page.goto(`${base}/admin/`)
   await page.getByRole('heading', { name: 'Sign in to Lectern' }).waitFor()
-  const timing = await page.evaluate<number | null>("(() => { const nav = performance.getEntriesByType('navigation')[0]; return nav === undefined ? null : nav.loadEventEnd - nav.startTime })()")
+  const timing = await navigationMs(page)
   t.ok(timing !== null, 'the page reached its load event')
   // The 1 s target is measured by `npm run bench` (admin row), not here: a test run's load (two
   // test files at once on two cores) made this first, cold load take 1.5 s once.
