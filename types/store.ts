@@ -73,6 +73,13 @@ export interface ContentStore {
   list: (scope: Scope, collection: string, query: ListQuery) => ListResult
   /** Every stored entry, for rebuilding derived indexes at start. */
   entries: () => Iterable<StoredLocation>
+  /**
+   * A number that changes whenever a write to the entries of (scope, collection) becomes
+   * visible to reads, and is otherwise the same: a cheap "has anything here changed since?"
+   * for memos of what was read (the resolved texts of `_resolve`). Numbers never repeat within
+   * a store's life, across buckets, and a reopen starts fresh ones.
+   */
+  revision: (scope: Scope, collection: string) => number
 
   /** Durable before it resolves. Rejects with a CONFLICT CmsError when the slug exists. */
   create: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredEntry>

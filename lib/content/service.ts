@@ -39,7 +39,7 @@ export interface Rendered {
 /** Read-side extensions, set by the references and cache plugins. */
 export interface ReadExtensions {
   /** Reference formatting and `_resolve` (plugins/references.ts). */
-  references: Pick<ReferenceService, 'parseResolve' | 'format' | 'resolve'> | null
+  references: Pick<ReferenceService, 'parseResolve' | 'format' | 'resolve' | 'resolveTexts'> | null
   /** The response cache (plugins/cache.ts). */
   cache: ResponseCache | null
 }
@@ -119,7 +119,7 @@ export class ContentService {
     let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
-      const resolved = this.resolvedJson(references, [entry], [entryView(entry)], { collection, spec: resolve, scope, sees, projection: '' },
+      const resolved = this.resolvedJson(references, [entry], entryView, { collection, spec: resolve, scope, sees, projection: '' },
         views => views[0] ?? this.view(model, entry), texts => texts[0] ?? this.viewJson(model, entry))
       json = resolved.json
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
@@ -175,9 +175,9 @@ export class ContentService {
     let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
-      const views = result.items.map(entry => projectFields(entryView(entry), query.fields))
+      const view = (entry: StoredEntry): EntryView => projectFields(entryView(entry), query.fields)
       const projection = query.fields === null ? '' : query.fields.join(',')
-      const resolved = this.resolvedJson(references, result.items, views, { collection, spec: resolve, scope, sees, projection },
+      const resolved = this.resolvedJson(references, result.items, view, { collection, spec: resolve, scope, sees, projection },
         items => ({ items, ...page }), texts => envelopeJson(texts, page))
       json = resolved.json
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
@@ -201,20 +201,20 @@ export class ContentService {
   }
 
   /**
-   * `_resolve` on `views` (the views of `entries`, projected as `projection` says), each root as
-   * its kept resolved text, joined by `join`. Should the data hold a look-alike of the
+   * `_resolve` on `entries` (their views made by `view`, projected as `projection` says), each
+   * root as its kept resolved text, joined by `join`. Should the data hold a look-alike of the
    * placeholders those texts are spliced with, the answer is built whole and serialized as
    * `shape` wraps the views.
    */
   private resolvedJson (
-    references: Pick<ReferenceService, 'resolve'>, entries: readonly StoredEntry[], views: EntryView[],
+    references: Pick<ReferenceService, 'resolve' | 'resolveTexts'>, entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView,
     target: { collection: string, spec: ResolveSpec, scope: Scope, sees: boolean, projection: string },
     shape: (views: EntryView[]) => unknown, join: (texts: string[]) => string
   ): { json: string, collections: Set<string> } {
     const { collection, spec, scope, sees, projection } = target
-    const resolved = references.resolve(views, collection, spec, scope, sees, { entries, projection })
-    if (resolved.rootTexts !== undefined && resolved.rootTexts !== null) return { json: join(resolved.rootTexts), collections: resolved.collections }
-    const whole = resolved.rootTexts === undefined ? resolved : references.resolve(views, collection, spec, scope, sees)
+    const resolved = references.resolveTexts(entries, view, collection, spec, scope, sees, projection)
+    if (resolved !== null) return { json: join(resolved.texts), collections: resolved.collections }
+    const whole = references.resolve(entries.map(view), collection, spec, scope, sees)
     return { json: JSON.stringify(shape(whole.views)), collections: whole.collections }
   }
 

@@ -85,9 +85,18 @@ export interface ResolveContext {
    * With `leafJson`: the stored entries the roots are the views of (same order), and where their
    * resolved texts are kept. Then the answer is Resolved.rootTexts, each root's JSON text: kept
    * from an earlier read when every entry it embedded (or found missing) is still the same
-   * object, made otherwise (and kept).
+   * object, made otherwise (and kept). `revision` is the store's (ContentStore.revision, in
+   * this scope): each kept text notes those of the collections it embeds, as they were when it
+   * was last found current (see resolveRootTexts).
    */
-  rootTexts?: { entries: readonly StoredEntry[], kept: ResolvedTexts, variant: string }
+  rootTexts?: RootTexts
+}
+
+export interface RootTexts {
+  entries: readonly StoredEntry[]
+  kept: ResolvedTexts
+  variant: string
+  revision: (collection: string) => number
 }
 
 /** A target a resolved root looked up, and what it found: the same object must be there for the text to hold. */
@@ -96,10 +105,14 @@ type Dependency = [collection: string, slug: string, entry: StoredEntry | null]
 /** The plans a resolved root was built with (its own and its targets'): a schema change to any of them makes it anew. */
 type PlanUse = [collection: string, plan: ReferencePlan | null]
 
+/** A collection a resolved root looked in, and the store's revision of it when the text was last found current. */
+type Revision = [collection: string, revision: number]
+
 interface KeptText {
   variant: string
   plans: PlanUse[]
   deps: Dependency[]
+  revs: Revision[]
   json: string
 }
 
@@ -207,8 +220,9 @@ export function resolveEntries (
   }
   const rootPlan = planOf(collection)
   const leafJson = ctx.leafJson
-  /** While a root text is made: what it looks up. */
+  /** While a root text is made: what it looks up, and the collections it looks in (with those on its path). */
   let deps: Dependency[] | null = null
+  let looked: string[] = []
   const collections = new Set<string>()
   const texts: string[] = []
   if (rootPlan === null) return { views: roots.map(v => expandAssetUrls(v, ctx.assets)), collections, texts }
@@ -268,6 +282,7 @@ export function resolveEntries (
   const resolveSlug = (node: RefNode, slug: unknown, levelsLeft: number, path: PathStep | null): unknown => {
     if (typeof slug !== 'string') return slug
     const target = node.collection
+    if (deps !== null && !looked.includes(target)) looked.push(target)
     if (onPath(path, target, slug)) return slug
     const slot = loaded.get(target)?.get(slug)
     deps?.push([target, slug, slot?.entry ?? null])
@@ -321,23 +336,93 @@ export function resolveEntries (
     if (dep[0] !== depCollection) { depCollection = dep[0]; depBucket = loaded.get(depCollection) }
     return (depBucket?.get(dep[1])?.entry ?? null) === dep[2]
   }
+  // Read in the same synchronous run as the entries compared above: a consistent stamp.
+  const revisionOf = memo(rootTexts.revision)
   const out: string[] = []
   for (let i = 0; i < roots.length; i++) {
     const entry = rootTexts.entries[i] as StoredEntry
     const kept = rootTexts.kept.get(entry, rootTexts.variant)
     if (kept !== undefined && kept.plans.every(samePlan) && kept.deps.every(current)) {
+      kept.revs = kept.revs.map(([c]) => [c, revisionOf(c)])
       out.push(kept.json)
       continue
     }
     // Built alone, so its placeholders are numbered from 0 and what it looked up is its own.
     texts.length = 0
-    deps = []
+    const built: Dependency[] = deps = []
+    looked = []
     const json = spliceJson(JSON.stringify(buildRoot(roots[i] as EntryView)), texts)
-    if (json === null) return { views: [], collections, texts: [], rootTexts: null }
-    // Every plan this request consulted so far: a superset of this root's, which only costs a check.
-    rootTexts.kept.set(entry, { variant: rootTexts.variant, plans: [...plans], deps, json })
     deps = null
+    if (json === null) return { views: [], collections, texts: [], rootTexts: null }
+    const revs = looked.map((c): Revision => [c, revisionOf(c)])
+    // Every plan this request consulted so far: a superset of this root's, which only costs a check.
+    rootTexts.kept.set(entry, { variant: rootTexts.variant, plans: [...plans], deps: built, revs, json })
     out.push(json)
   }
   return { views: [], collections, texts: [], rootTexts: out }
+}
+
+/** `fn` asked once per key. */
+function memo<T> (fn: (key: string) => T): (key: string) => T {
+  const known = new Map<string, T>()
+  return key => {
+    let value = known.get(key)
+    if (value === undefined && !known.has(key)) { value = fn(key); known.set(key, value) }
+    return value as T
+  }
+}
+
+/**
+ * Each root's resolved JSON text, as Resolved.rootTexts (see ResolveContext.rootTexts), and the
+ * collections those texts embed from; null when a root's text cannot be spliced (resolve the
+ * views whole instead) or the collection has no reference plan.
+ *
+ * A kept text still holds without reading anything when the plans it was built with are the
+ * current ones and the store has taken no write to any collection it embeds from since it was
+ * last found current (ContentStore.revision): it embeds exactly what a new build would. Only
+ * the other roots are resolved (their targets loaded and compared entry by entry, so a write to
+ * an entry a text does not embed only costs it that check), and only those need their view.
+ */
+export function resolveRootTexts (
+  entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView, collection: string, spec: ResolveSpec,
+  ctx: Omit<ResolveContext, 'leafJson' | 'rootTexts'> & { leafJson: NonNullable<ResolveContext['leafJson']>, rootTexts: Omit<RootTexts, 'entries'> }
+): { texts: string[], collections: Set<string> } | null {
+  const { kept, variant } = ctx.rootTexts
+  const planOf = memo(ctx.planOf)
+  const revisionOf = memo(ctx.rootTexts.revision)
+  // The texts of a page mostly name the same one or two collections: the last answer is at hand.
+  let revFor: string | null = null
+  let rev = 0
+  let planFor: string | null = null
+  let plan: ReferencePlan | null = null
+  const holds = (text: KeptText): boolean => {
+    for (const [c, n] of text.revs) {
+      if (c !== revFor) { revFor = c; rev = revisionOf(c) }
+      if (rev !== n) return false
+    }
+    for (const [c, p] of text.plans) {
+      if (c !== planFor) { planFor = c; plan = planOf(c) }
+      if (plan !== p) return false
+    }
+    return true
+  }
+  const texts: string[] = new Array<string>(entries.length)
+  const collections = new Set<string>()
+  const stale: number[] = []
+  for (let i = 0; i < entries.length; i++) {
+    const text = kept.get(entries[i] as StoredEntry, variant)
+    if (text !== undefined && holds(text)) {
+      texts[i] = text.json
+      for (const [c] of text.revs) collections.add(c)
+    } else {
+      stale.push(i)
+    }
+  }
+  if (stale.length === 0) return { texts, collections }
+  const roots = stale.length === entries.length ? entries : stale.map(i => entries[i] as StoredEntry)
+  const resolved = resolveEntries(roots.map(view), collection, spec, { ...ctx, rootTexts: { ...ctx.rootTexts, entries: roots } })
+  if (resolved.rootTexts === undefined || resolved.rootTexts === null) return null
+  for (let n = 0; n < stale.length; n++) texts[stale[n] as number] = resolved.rootTexts[n] as string
+  for (const c of resolved.collections) collections.add(c)
+  return { texts, collections }
 }

@@ -13,12 +13,14 @@ import { assetUrlBase, relativizeAssetUrls } from './asset-urls.js'
 import { buildIndex, outgoingReferences } from './build.js'
 import { checkReferences } from './check.js'
 import { formatReferences, planOf, type Data, type ReferencePlan } from './plan.js'
-import { ResolvedTexts, parseResolve, resolveEntries, type EntryView, type Resolved, type ResolveSpec } from './resolve.js'
+import {
+  ResolvedTexts, parseResolve, resolveEntries, resolveRootTexts, type EntryView, type Resolved, type ResolveContext, type ResolveSpec
+} from './resolve.js'
 import type { Referrer, ReverseIndex } from './reverse-index.js'
 
 export interface ReferenceServiceOptions {
   registry: Pick<SchemaRegistry, 'collection' | 'collections'>
-  store: Pick<ContentStore, 'getMany' | 'entries'>
+  store: Pick<ContentStore, 'getMany' | 'entries' | 'revision'>
   /** CMS_PUBLIC_URL, without a trailing slash. */
   publicUrl: string
   /** CMS_ENVIRONMENTS (empty when off). */
@@ -97,36 +99,43 @@ export class ReferenceService {
     return formatReferences(planOf(model), view) as T
   }
 
+  /** `_resolve` on views of `collection`'s entries, built whole; also expands asset URLs. */
+  resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean): Resolved {
+    return resolveEntries(views, collection, spec, this.context(scope, seesDrafts))
+  }
+
   /**
-   * `_resolve` on views of `collection`'s entries; also expands asset URLs. With `entries` (the
-   * stored entries the views show, projected as `projection` names), the answer is each root's
-   * whole resolved text (Resolved.rootTexts), kept per root until what it embeds changes, with
-   * the embedded leaf entries spliced in as texts kept per stored entry (for its plan and asset
-   * URL base): an entry is serialized once, not per read.
+   * `_resolve` on `entries` of `collection` (their views made by `view`, projected as
+   * `projection` names), as each root's whole resolved JSON text (resolve.ts resolveRootTexts):
+   * kept per root until what it embeds changes, with the embedded leaf entries spliced in as
+   * texts kept per stored entry (for its plan and asset URL base), so an entry is serialized
+   * once, not per read. Null when the texts cannot be used: call `resolve` instead.
    */
-  resolve (
-    views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean,
-    texts: { entries: readonly StoredEntry[], projection: string } | null = null
-  ): Resolved {
-    const assets = assetUrlBase(this.publicUrl, this.environments, scope.environment)
-    const ctx = {
+  resolveTexts (
+    entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView, collection: string, spec: ResolveSpec,
+    scope: Scope, seesDrafts: boolean, projection: string
+  ): { texts: string[], collections: Set<string> } | null {
+    const ctx = this.context(scope, seesDrafts)
+    const base = `${ctx.assets.publicUrl}\u0000${ctx.assets.environmentParam ?? ''}`
+    return resolveRootTexts(entries, view, collection, spec, {
+      ...ctx,
+      leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, base, build),
+      rootTexts: {
+        kept: this.rootTexts,
+        variant: `${spec.key}\u0000${seesDrafts ? 'd' : 'p'}\u0000${projection}\u0000${base}`,
+        revision: c => this.store.revision(scope, c)
+      }
+    })
+  }
+
+  private context (scope: Scope, seesDrafts: boolean): ResolveContext {
+    return {
       scope,
       seesDrafts,
       planOf: (c: string) => this.planOf(c),
       getMany: (s: Scope, c: string, slugs: readonly string[]) => this.store.getMany(s, c, slugs),
-      assets
+      assets: assetUrlBase(this.publicUrl, this.environments, scope.environment)
     }
-    if (texts === null) return resolveEntries(views, collection, spec, ctx)
-    const base = `${assets.publicUrl}\u0000${assets.environmentParam ?? ''}`
-    return resolveEntries(views, collection, spec, {
-      ...ctx,
-      leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, base, build),
-      rootTexts: {
-        entries: texts.entries,
-        kept: this.rootTexts,
-        variant: `${spec.key}\u0000${seesDrafts ? 'd' : 'p'}\u0000${texts.projection}\u0000${base}`
-      }
-    })
   }
 
   // ---- the reverse-reference index -----------------------------------------------------------

@@ -75,7 +75,10 @@ class Bucket {
   readonly values = new Map<string, ValueIndex>()
   private ready: Promise<void> | null = null
 
-  constructor (readonly scope: Scope, readonly collection: string, readonly dir: string, private readonly root: string) {}
+  /** `revision` is the store's (ContentStore.revision): that of a bucket not yet made, then a new number per commit. */
+  constructor (
+    readonly scope: Scope, readonly collection: string, readonly dir: string, private readonly root: string, public revision: number
+  ) {}
 
   /** The folder is gone (removed behind the store's back): the next write makes it again. */
   forgetDir (): void {
@@ -98,7 +101,8 @@ class Bucket {
     return this.committed.get(slug)
   }
 
-  commit (slug: string, rec: Record_ | null): void {
+  commit (slug: string, rec: Record_ | null, revision: number): void {
+    this.revision = revision
     const before = this.committed.get(slug)
     if (rec === null) this.committed.delete(slug)
     else this.committed.set(slug, rec)
@@ -164,6 +168,9 @@ export class FileStore implements ContentStore {
   private writer = new FileWriter()
   private seq = 0
   private opened = false
+  /** ContentStore.revision: the last number handed out, and the one of buckets that do not exist. */
+  private lastRevision = 0
+  private openRevision = 0
 
   constructor (options: StoreOptions) {
     this.root = path.join(options.dataDir, CONTENT_DIR)
@@ -179,6 +186,7 @@ export class FileStore implements ContentStore {
     if (this.opened) return
     this.writer = new FileWriter()
     this.buckets.clear()
+    this.openRevision = ++this.lastRevision
     await mkdir(this.root, { recursive: true })
     const files: Array<{ bucket: Bucket, slug: string, file: string }> = []
     let removed = 0
@@ -294,7 +302,7 @@ export class FileStore implements ContentStore {
     let bucket = this.buckets.get(key)
     if (bucket === undefined) {
       const dir = path.join(this.root, scope.environment, collection, scope.locale ?? NO_LOCALE_DIR)
-      bucket = new Bucket({ environment: scope.environment, locale: scope.locale }, collection, dir, this.root)
+      bucket = new Bucket({ environment: scope.environment, locale: scope.locale }, collection, dir, this.root, this.openRevision)
       this.buckets.set(key, bucket)
     }
     return bucket
@@ -324,6 +332,10 @@ export class FileStore implements ContentStore {
 
   get (scope: Scope, collection: string, slug: string): StoredEntry | undefined {
     return this.existingBucket(scope, collection)?.committed.get(slug)?.entry
+  }
+
+  revision (scope: Scope, collection: string): number {
+    return this.buckets.get(this.bucketKey(scope, collection))?.revision ?? this.openRevision
   }
 
   getMany (scope: Scope, collection: string, slugs: readonly string[]): Map<string, StoredEntry> {
@@ -495,7 +507,7 @@ export class FileStore implements ContentStore {
     this.writing.set(disk, true)
     try {
       await disk
-      bucket.commit(slug, rec)
+      bucket.commit(slug, rec, ++this.lastRevision)
       return rec?.entry as StoredEntry
     } finally {
       this.writing.delete(disk)

@@ -123,6 +123,10 @@ export class SqliteStore implements ContentStore {
   private queue: Pending[] = []
   private flushTimer: NodeJS.Immediate | null = null
   private writeBatch: ((batch: Pending[]) => void) | null = null
+  /** revision(): the latest per (environment, collection, locale) written since open, else `openRevision`. */
+  private readonly revisions = new Map<string, number>()
+  private lastRevision = 0
+  private openRevision = 0
   /** The expression indexes of each collection (names), as prepareCollection left them. */
   private readonly indexes = new Map<string, Set<string>>()
   /** Rows when the statistics were last gathered, and rows written since. */
@@ -140,6 +144,8 @@ export class SqliteStore implements ContentStore {
 
   async open (): Promise<void> {
     if (this.db !== null) return
+    this.revisions.clear()
+    this.openRevision = ++this.lastRevision
     mkdirSync(path.dirname(this.file), { recursive: true })
     const db = new Database(this.file)
     try {
@@ -381,6 +387,10 @@ export class SqliteStore implements ContentStore {
     return out
   }
 
+  revision (scope: Scope, collection: string): number {
+    return this.revisions.get(bucketKey(scope.environment, collection, localeKey(scope))) ?? this.openRevision
+  }
+
   findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): string | null {
     checkBucket(scope, collection)
     if (!isLookupValue(value)) return null
@@ -605,6 +615,7 @@ export class SqliteStore implements ContentStore {
       this.results.invalidate(p.op.collection)
       if (p.rowId !== undefined) this.rows.delete(p.rowId)
       this.keyed.delete(entryKey(p.op.scope.environment, p.op.collection, p.op.locale, p.op.slug))
+      this.revisions.set(bucketKey(p.op.scope.environment, p.op.collection, p.op.locale), ++this.lastRevision)
     }
     this.writesSinceAnalyze += batch.length
     if (this.writesSinceAnalyze >= Math.max(1000, this.analyzedRows)) this.scheduleAnalyze()
@@ -683,6 +694,10 @@ function analyze (db: SqliteDatabase, table: string | null): void {
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat4'").get() !== undefined) {
     db.exec("DELETE FROM sqlite_stat4 WHERE tbl = 'entries'; ANALYZE sqlite_schema")
   }
+}
+
+function bucketKey (environment: string, collection: string, locale: string): string {
+  return `${environment}\u0000${collection}\u0000${locale}`
 }
 
 function entryKey (environment: string, collection: string, locale: string, slug: string): string {

@@ -204,6 +204,40 @@ eachStore(t, async (t, _store, env) => {
     t.same(hello.tags, ['news', 'tech'])
   })
 
+  t.test('kept resolved texts, response cache off: a repeated read reads no target, and every write shows', async t => {
+    const c = await setup(t, { ...env, CMS_CACHE_MAX: '0' })
+    await seed(t, c)
+    for (let i = 0; i < 6; i++) {
+      await c.create(t, 'posts', { _slug: `p${i}`, title: `P${i}`, author: i % 2 === 0 ? 'jane' : 'joe', tags: ['news'], related: ['hello'] })
+    }
+    const url = '/api/content/posts?_resolve=1&_sort=_slug&_per_page=100'
+    const names = (body: Body): unknown[] => (body.items as Body[]).map(p => (p.author as Body | null)?.name ?? null)
+    const first = await c.get(url)
+    const calls = spyGetMany(c)
+    const again = await c.get(url)
+    t.equal(again.body, first.body, 'the same answer')
+    t.same(calls, [], 'no target read: the kept texts hold while no embedded collection was written')
+    t.same(names(first.json()), ['Jane', 'Jane', 'Joe', 'Jane', 'Joe', 'Jane', 'Joe'])
+
+    t.equal((await c.put('authors/jane', { name: 'Jane Doe' })).statusCode, 200)
+    t.same(names(await getJson(t, c, url)), ['Jane Doe', 'Jane Doe', 'Joe', 'Jane Doe', 'Joe', 'Jane Doe', 'Joe'], 'an embedded entry written')
+    await c.create(t, 'authors', { _slug: 'idle', name: 'Idle' })
+    calls.length = 0
+    const unrelated = await c.get(url)
+    t.ok(calls.length > 0, 'a write to an embedded collection: the texts are checked against the store')
+    calls.length = 0
+    t.equal((await c.get(url)).body, unrelated.body)
+    t.same(calls, [], 'found current, and kept: no read the time after')
+
+    t.equal((await c.del('tags/news')).statusCode, 204)
+    const untagged = await getJson(t, c, url)
+    t.same((untagged.items as Body[]).map(p => (p.tags as Body[]).map(tag => tag._slug)), [['tech'], [], [], [], [], [], []], 'an embedded entry deleted')
+    t.equal((await c.put('posts/p3', { title: 'P3', author: 'idle' })).statusCode, 200)
+    t.same(names(await getJson(t, c, url))[4], 'Idle', 'a root written')
+    const single = await getJson(t, c, '/api/content/posts/p3?_resolve=1')
+    t.match(single.author, { _slug: 'idle', name: 'Idle' }, 'a single entry alike')
+  })
+
   t.test('answers are exact JSON: kept entry texts and spliced leaves read as a whole serialization would', async t => {
     const c = await setup(t, env)
     await seed(t, c)

@@ -21,6 +21,9 @@ export class Entries {
   /** Every getMany: `<collection>:<slugs sorted>`. */
   readonly reads: string[] = []
   private readonly buckets = new Map<string, Map<string, StoredEntry>>()
+  /** ContentStore.revision: per bucket, bumped by every put and remove. */
+  private readonly revisions = new Map<string, number>()
+  private lastRevision = 0
 
   private key (scope: Scope, collection: string): string {
     return `${scope.environment}\u0000${scope.locale ?? ''}\u0000${collection}`
@@ -31,12 +34,16 @@ export class Entries {
     let bucket = this.buckets.get(k)
     if (bucket === undefined) { bucket = new Map(); this.buckets.set(k, bucket) }
     bucket.set(e.slug, e)
+    this.revisions.set(k, ++this.lastRevision)
     return this
   }
 
   remove (collection: string, slug: string, scope: Scope = SCOPE): void {
     this.buckets.get(this.key(scope, collection))?.delete(slug)
+    this.revisions.set(this.key(scope, collection), ++this.lastRevision)
   }
+
+  revision = (scope: Scope, collection: string): number => this.revisions.get(this.key(scope, collection)) ?? 0
 
   getMany = (scope: Scope, collection: string, slugs: readonly string[]): Map<string, StoredEntry> => {
     this.reads.push(`${collection}:${[...slugs].sort().join(',')}`)

@@ -3,7 +3,9 @@ import { JsonMemo, spliceJson } from '../../../lib/content/json-memo.js'
 import { CmsError } from '../../../lib/errors.js'
 import { assetUrlBase } from '../../../lib/references/asset-urls.js'
 import { compilePlan, type ReferencePlan } from '../../../lib/references/plan.js'
-import { ResolvedTexts, parseResolve, resolveEntries, type EntryView, type ResolveContext } from '../../../lib/references/resolve.js'
+import {
+  ResolvedTexts, parseResolve, resolveEntries, resolveRootTexts, type EntryView, type ResolveContext
+} from '../../../lib/references/resolve.js'
 import type { FieldDefinition } from '../../../types/schema.js'
 import type { StoredEntry } from '../../../types/store.js'
 import { Entries, SCOPE, entry } from './fakes.js'
@@ -255,7 +257,7 @@ t.test('root texts: kept per root while what it embeds stays the same objects', 
   const ctxFor = (sees: boolean, spec: Spec): ResolveContext => ({
     ...context(entries, sees),
     leafJson: (e, plan, build) => { asks++; return leaves.json(e, plan, '', build) },
-    rootTexts: { entries: stored, kept, variant: `${spec.key}:${String(sees)}` }
+    rootTexts: { entries: stored, kept, variant: `${spec.key}:${String(sees)}`, revision: c => entries.revision(SCOPE, c) }
   })
   const specs: Spec[] = [{ depth: 1, fields: null, key: '1' }, { depth: 3, fields: null, key: '3' }, { depth: 1, fields: new Set(['author']), key: 'author' }]
   const one = specs[0] as Spec
@@ -296,7 +298,77 @@ t.test('root texts: kept per root while what it embeds stays the same objects', 
 
   const nul = [entry('n', { title: '\u00000', author: 'joe' })]
   const none = resolveEntries(nul.map(view), 'posts', one, {
-    ...context(entries), leafJson: (_e, _plan, build) => JSON.stringify(build()), rootTexts: { entries: nul, kept, variant: 'x' }
+    ...context(entries), leafJson: (_e, _plan, build) => JSON.stringify(build()), rootTexts: { entries: nul, kept, variant: 'x', revision: c => entries.revision(SCOPE, c) }
   })
   t.equal(none.rootTexts, null, 'a placeholder look-alike: no root texts, the caller builds whole')
+})
+
+t.test('resolveRootTexts: kept texts that hold are used without a read; only the other roots are resolved', async t => {
+  const entries = new Entries()
+    .put('authors', entry('jane', { name: 'Jane' })).put('authors', entry('joe', { name: 'Joe' }))
+    .put('authors', entry('idle', { name: 'Idle' })).put('tags', entry('a', { label: 'A' }))
+  const stored = [
+    entry('p1', { title: 'One', author: 'jane', tags: ['a'] }),
+    entry('p2', { title: 'Two', author: 'joe', seo: { by: 'gone' } }),
+    entry('p3', { title: 'Three' }),
+    entry('p4', { title: 'Four', related: ['p4'] })
+  ]
+  const leaves = new JsonMemo<StoredEntry>()
+  const kept = new ResolvedTexts()
+  const one = { depth: 1, fields: null, key: '1' }
+  let viewed: string[] = []
+  let builds = 0
+  const run = (roots: StoredEntry[]): ReturnType<typeof resolveRootTexts> => resolveRootTexts(roots, e => { viewed.push(e.slug); return view(e) }, 'posts', one, {
+    ...context(entries),
+    leafJson: (e, plan, build) => leaves.json(e, plan, '', () => { builds++; return build() }),
+    rootTexts: { kept, variant: '1', revision: c => entries.revision(SCOPE, c) }
+  })
+  const check = (label: string, roots: StoredEntry[], expect: { reads: string[], viewed: string[] }): void => {
+    entries.reads.length = 0
+    viewed = []
+    const got = run(roots)
+    t.same(entries.reads, expect.reads, `${label}: reads`)
+    t.same(viewed, expect.viewed, `${label}: views made`)
+    const whole = resolveEntries(roots.map(view), 'posts', one, context(entries))
+    t.same(got?.texts, whole.views.map(v => JSON.stringify(v)), `${label}: the texts are the answer built whole`)
+    t.same([...got?.collections ?? []].sort(), [...whole.collections].sort(), `${label}: the collections it embeds from`)
+  }
+
+  check('first read: every root resolved', stored, { reads: ['authors:gone,jane,joe', 'tags:a', 'posts:p4'], viewed: ['p1', 'p2', 'p3', 'p4'] })
+  check('again: nothing read, no view made', stored, { reads: [], viewed: [] })
+
+  // A write to an entry no root embeds: the texts that embed from its collection are checked
+  // entry by entry (a read), found current, kept, and hold without a read again after.
+  let before = builds
+  entries.put('authors', entry('idle', { name: 'Idle 2' }))
+  check('an unrelated write to an embedded collection', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
+  t.equal(builds, before, 'found current: nothing built')
+  check('and then', stored, { reads: [], viewed: [] })
+
+  // A write to an embedded entry: the root embedding it is made anew, with the new entry.
+  entries.put('authors', entry('joe', { name: 'Joseph' }))
+  check('an embedded entry changed', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
+  t.match(JSON.parse(run(stored)?.texts[1] ?? ''), { author: { name: 'Joseph' }, seo: { by: null } })
+
+  // A missing target appears: a write to its collection.
+  entries.put('authors', entry('gone', { name: 'Back' }))
+  check('a missing entry appeared', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
+  t.match(JSON.parse(run(stored)?.texts[1] ?? ''), { seo: { by: { _slug: 'gone', name: 'Back' } } })
+
+  // A root written anew is a new object: it alone is resolved.
+  const p3 = entry('p3', { title: 'Three', author: 'jane' })
+  const next = [stored[0], stored[1], p3, stored[3]] as StoredEntry[]
+  check('a root changed', next, { reads: ['authors:jane'], viewed: ['p3'] })
+  check('and then', next, { reads: [], viewed: [] })
+
+  // A schema change, with no write: the plans are checked too.
+  const authorsPlan = plans.get('authors') as ReferencePlan
+  t.teardown(() => { plans.set('authors', authorsPlan) })
+  before = builds
+  plans.set('authors', compilePlan({ ...schemas.authors, name: { field_type: 'reference', collection: 'authors' } }))
+  check('an embedded collection\'s schema changed', next, { reads: ['authors:gone,jane,joe', 'tags:a', 'posts:p4'], viewed: ['p1', 'p2', 'p3', 'p4'] })
+  t.ok(builds > before, 'made anew')
+
+  const nul = [entry('n', { title: '\u00000', author: 'joe' })]
+  t.equal(run(nul), null, 'a placeholder look-alike: null, the caller builds whole')
 })

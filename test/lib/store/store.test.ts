@@ -167,6 +167,47 @@ for (const kind of STORES) {
       t.pass('an update keeping its own unique value is fine')
     })
 
+    t.test('revision: a new number when a write becomes visible, the same one otherwise', async t => {
+      const store = await open(t, kind, path.join(tempDir(t), 'data'))
+      const de: Scope = { environment: 'main', locale: 'de' }
+      const seen = new Set<number>()
+      const now = (label: string, s: Scope = scope, collection = 'posts'): number => {
+        const r = store.revision(s, collection)
+        t.type(r, 'number', label)
+        return r
+      }
+      const fresh = (label: string, before: number): number => {
+        const r = now(label)
+        t.not(r, before, `${label}: changed`)
+        t.notOk(seen.has(r), `${label}: never handed out before`)
+        seen.add(r)
+        return r
+      }
+      let r = now('before any write')
+      seen.add(r)
+      const others = [now('another collection', scope, 'tags'), now('another scope', de)]
+      const pending = store.create(scope, 'posts', input('a', { title: 'A' }))
+      t.equal(now('a write in flight, not visible'), r)
+      await pending
+      r = fresh('created', r)
+      store.get(scope, 'posts', 'a')
+      store.getMany(scope, 'posts', ['a', 'b'])
+      store.list(scope, 'posts', parseListQuery({}, schema, { seesDrafts: true }))
+      store.findByValue(scope, 'posts', 'title', 'A', null)
+      t.equal(now('after reads'), r, 'reads change nothing')
+      t.same([now('another collection', scope, 'tags'), now('another scope', de)], others, 'other buckets keep theirs')
+      await store.update(scope, 'posts', input('a', { title: 'B' }))
+      r = fresh('updated', r)
+      await store.create(de, 'posts', input('a', { title: 'De' }))
+      t.equal(now('a write to another scope'), r)
+      t.not(now('that scope', de), others[1])
+      await store.delete(scope, 'posts', 'a')
+      r = fresh('deleted', r)
+      await store.close()
+      await store.open()
+      fresh('reopened', r)
+    })
+
     t.test('20 concurrent creates of one slug: one wins, 19 conflict', async t => {
       const store = await open(t, kind, path.join(tempDir(t), 'data'))
       const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => store.create(scope, 'posts', input('race', { n: i }))))
