@@ -15,7 +15,7 @@ export interface PooledBody {
 }
 
 export interface BodyPoolOptions {
-  /** Texts shorter than this (in UTF-16 units) are not pooled: small buffers are cheap. */
+  /** Texts shorter than this (in UTF-16 units), or bodies of fewer bytes, are not pooled: small buffers are cheap. */
   minLength?: number
   /** The largest buffer kept; longer bodies are not pooled. */
   maxBytes?: number
@@ -65,6 +65,15 @@ export class BodyPool {
       this.#give(buffer)
     }
     return null
+  }
+
+  /**
+   * `bytes` of pooled memory to write a body into, or null when not worth pooling (fewer bytes
+   * than `minLength`, or more than `maxBytes`): the caller then allocates as usual.
+   */
+  alloc (bytes: number): PooledBody | null {
+    if (bytes < this.#minLength || bytes > this.#maxBytes) return null
+    return this.#lend(this.#take(bytes), bytes)
   }
 
   /** Buffers kept free, for tests. */

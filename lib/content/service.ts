@@ -21,7 +21,7 @@ import {
 } from './entry.js'
 import { WriteHooks, type PendingWrite } from './hooks.js'
 import { BodyPool } from './body-pool.js'
-import { JsonMemo } from './json-memo.js'
+import { JsonMemo, writeJsonText, type JsonText } from './json-memo.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from './mutex.js'
 
@@ -119,9 +119,8 @@ export class ContentService {
     let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
-      const resolved = this.resolvedJson(references, [entry], entryView, { collection, spec: resolve, scope, sees, projection: '' },
-        views => views[0] ?? this.view(model, entry), texts => texts[0] ?? this.viewJson(model, entry))
-      json = resolved.json
+      const resolved = this.resolved(references, [entry], entryView, { collection, spec: resolve, scope, sees, projection: '' })
+      json = resolved.texts?.[0]?.json ?? JSON.stringify(resolved.views[0] ?? this.view(model, entry))
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
     } else {
       json = this.viewJson(model, entry)
@@ -172,21 +171,17 @@ export class ContentService {
     const result = this.store.list(scope, collection, query)
     const tags = [collectionTag(scope.environment, collection)]
     const page: PageNumbers = { total: result.total, page: query.page, per_page: query.perPage, pages: Math.ceil(result.total / query.perPage) }
-    let json: string
     if (resolve !== null && references !== null) {
       // Resolution formats the references itself.
       const view = (entry: StoredEntry): EntryView => projectFields(entryView(entry), query.fields)
       const projection = query.fields === null ? '' : query.fields.join(',')
-      const resolved = this.resolvedJson(references, result.items, view, { collection, spec: resolve, scope, sees, projection },
-        items => ({ items, ...page }), texts => envelopeJson(texts, page))
-      json = resolved.json
+      const resolved = this.resolved(references, result.items, view, { collection, spec: resolve, scope, sees, projection })
       for (const c of resolved.collections) tags.push(collectionTag(scope.environment, c))
-    } else if (query.fields === null) {
-      json = envelopeJson(result.items.map(entry => this.viewJson(model, entry)), page)
-    } else {
-      json = JSON.stringify({ items: result.items.map(entry => projectFields(this.view(model, entry), query.fields)), ...page })
+      if (resolved.texts !== null) return this.renderList(resolved.texts, page, key, tags)
+      return this.render(JSON.stringify({ items: resolved.views, ...page }), key, tags)
     }
-    return this.render(json, key, tags)
+    if (query.fields === null) return this.renderList(result.items.map(entry => this.viewText(model, entry)), page, key, tags)
+    return this.render(JSON.stringify({ items: result.items.map(entry => projectFields(this.view(model, entry), query.fields)), ...page }), key, tags)
   }
 
   /** The response view of a stored entry, references formatted per schema. */
@@ -197,25 +192,28 @@ export class ContentService {
 
   /** JSON.stringify(this.view(model, entry)), made once per stored entry and model. */
   private viewJson (model: CollectionModel, entry: StoredEntry): string {
-    return this.viewTexts.json(entry, model, '', () => this.view(model, entry))
+    return this.viewText(model, entry).json
+  }
+
+  /** viewJson with its UTF-8 length. */
+  private viewText (model: CollectionModel, entry: StoredEntry): JsonText {
+    return this.viewTexts.text(entry, model, '', () => this.view(model, entry))
   }
 
   /**
-   * `_resolve` on `entries` (their views made by `view`, projected as `projection` says), each
-   * root as its kept resolved text, joined by `join`. Should the data hold a look-alike of the
-   * placeholders those texts are spliced with, the answer is built whole and serialized as
-   * `shape` wraps the views.
+   * `_resolve` on `entries` (their views made by `view`, projected as `projection` says): each
+   * root as its kept resolved text. Should the data hold a look-alike of the placeholders those
+   * texts are spliced with, `texts` is null and the roots are resolved whole, as `views`.
    */
-  private resolvedJson (
+  private resolved (
     references: Pick<ReferenceService, 'resolve' | 'resolveTexts'>, entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView,
-    target: { collection: string, spec: ResolveSpec, scope: Scope, sees: boolean, projection: string },
-    shape: (views: EntryView[]) => unknown, join: (texts: string[]) => string
-  ): { json: string, collections: Set<string> } {
+    target: { collection: string, spec: ResolveSpec, scope: Scope, sees: boolean, projection: string }
+  ): { texts: readonly JsonText[] | null, views: EntryView[], collections: Set<string> } {
     const { collection, spec, scope, sees, projection } = target
     const resolved = references.resolveTexts(entries, view, collection, spec, scope, sees, projection)
-    if (resolved !== null) return { json: join(resolved.texts), collections: resolved.collections }
+    if (resolved !== null) return { texts: resolved.texts, views: [], collections: resolved.collections }
     const whole = references.resolve(entries.map(view), collection, spec, scope, sees)
-    return { json: JSON.stringify(shape(whole.views)), collections: whole.collections }
+    return { texts: null, views: whole.views, collections: whole.collections }
   }
 
   /**
@@ -225,15 +223,47 @@ export class ContentService {
    * discards what came before it.
    */
   private render (json: string, key: string | null, tags: readonly string[]): Rendered {
-    const cache = key === null ? null : this.reads.cache
-    if (cache === null || !cache.enabled) {
+    if (!this.keeps(key)) {
       // Sent once and never kept: a large body goes into reused memory (lib/content/body-pool.ts).
       const pooled = this.bodies.encode(json)
       if (pooled !== null) return { body: pooled.bytes, etag: etagOf(pooled.bytes), release: pooled.release }
     }
-    const body = Buffer.from(json)
+    return this.rendered(Buffer.from(json), key, tags)
+  }
+
+  /**
+   * render() for a list answer, `{ items, total, page, per_page, pages }`, with the items given
+   * as their JSON texts: the bytes JSON.stringify would give, written straight into the body's
+   * memory (sized exactly) without serializing the items again or joining them first.
+   */
+  private renderList (items: readonly JsonText[], page: PageNumbers, key: string | null, tags: readonly string[]): Rendered {
+    const head = '{"items":['
+    const tail = `],"total":${page.total},"page":${page.page},"per_page":${page.per_page},"pages":${page.pages}}`
+    let size = head.length + tail.length + Math.max(0, items.length - 1)
+    for (const item of items) size += item.bytes
+    const pooled = this.keeps(key) ? null : this.bodies.alloc(size)
+    const body = pooled?.bytes ?? Buffer.allocUnsafe(size)
+    // The envelope is ASCII: the numbers are integers.
+    let at = body.write(head, 0, 'latin1')
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) body[at++] = COMMA
+      at = writeJsonText(body, at, items[i] as JsonText)
+    }
+    // Every byte is written (allocUnsafe memory may hold old data): a length that does not add up is a bug, never sent.
+    if (at + body.write(tail, at, 'latin1') !== size) throw new Error(`list body: ${size} bytes computed, ${at + tail.length} written`)
+    if (pooled !== null) return { body, etag: etagOf(body), release: pooled.release }
+    return this.rendered(body, key, tags)
+  }
+
+  /** Whether a read with this cache key is kept (the cache is on and the read is cacheable). */
+  private keeps (key: string | null): key is string {
+    return key !== null && this.reads.cache?.enabled === true
+  }
+
+  /** The rendered body with its ETag, kept under `key` when the cache keeps it. */
+  private rendered (body: Buffer, key: string | null, tags: readonly string[]): Rendered {
     const rendered = { body, etag: etagOf(body) }
-    if (key !== null) cache?.set(key, rendered, tags)
+    if (this.keeps(key)) this.reads.cache?.set(key, rendered, tags)
     return rendered
   }
 
@@ -408,13 +438,7 @@ interface PageNumbers {
   pages: number
 }
 
-/**
- * JSON.stringify({ items, ...page }) with the items given as their JSON texts: the same bytes,
- * without serializing the items again. The numbers are integers, written as JSON writes them.
- */
-export function envelopeJson (items: readonly string[], page: PageNumbers): string {
-  return `{"items":[${items.join(',')}],"total":${page.total},"page":${page.page},"per_page":${page.per_page},"pages":${page.pages}}`
-}
+const COMMA = 0x2c
 
 /** `_locale` and `_environment` absent or given once: what the route's validation accepts. */
 function scopeParamsValid (query: Record<string, unknown>): boolean {

@@ -14,7 +14,7 @@ import { badRequest } from '../errors.js'
 import type { EntryView } from '../content/entry.js'
 import type { Scope } from '../../types/scope.js'
 import type { StoredEntry } from '../../types/store.js'
-import { placeholder, spliceJson } from '../content/json-memo.js'
+import { placeholder, spliceJson, type JsonText } from '../content/json-memo.js'
 import { expandAssetUrls, type AssetUrlBase } from './asset-urls.js'
 import {
   OMIT, forEachReference, formatReference, isPlainObject, setOwn,
@@ -108,12 +108,12 @@ type PlanUse = [collection: string, plan: ReferencePlan | null]
 /** A collection a resolved root looked in, and the store's revision of it when the text was last found current. */
 type Revision = [collection: string, revision: number]
 
-interface KeptText {
+/** A root's resolved text (with its UTF-8 length), and what it depends on. */
+interface KeptText extends JsonText {
   variant: string
   plans: PlanUse[]
   deps: Dependency[]
   revs: Revision[]
-  json: string
 }
 
 /** Resolved texts of root entries, each with what it depends on (see ResolveContext.rootTexts). */
@@ -140,7 +140,7 @@ export interface Resolved {
    * With `rootTexts`: each root's resolved JSON text (then `views` is empty), or null when one
    * could not be spliced (the data holds a placeholder look-alike: resolve without texts).
    */
-  rootTexts?: string[] | null
+  rootTexts?: JsonText[] | null
 }
 
 interface Pending {
@@ -338,13 +338,13 @@ export function resolveEntries (
   }
   // Read in the same synchronous run as the entries compared above: a consistent stamp.
   const revisionOf = memo(rootTexts.revision)
-  const out: string[] = []
+  const out: JsonText[] = []
   for (let i = 0; i < roots.length; i++) {
     const entry = rootTexts.entries[i] as StoredEntry
     const kept = rootTexts.kept.get(entry, rootTexts.variant)
     if (kept !== undefined && kept.plans.every(samePlan) && kept.deps.every(current)) {
       kept.revs = kept.revs.map(([c]) => [c, revisionOf(c)])
-      out.push(kept.json)
+      out.push(kept)
       continue
     }
     // Built alone, so its placeholders are numbered from 0 and what it looked up is its own.
@@ -356,8 +356,9 @@ export function resolveEntries (
     if (json === null) return { views: [], collections, texts: [], rootTexts: null }
     const revs = looked.map((c): Revision => [c, revisionOf(c)])
     // Every plan this request consulted so far: a superset of this root's, which only costs a check.
-    rootTexts.kept.set(entry, { variant: rootTexts.variant, plans: [...plans], deps: built, revs, json })
-    out.push(json)
+    const made: KeptText = { variant: rootTexts.variant, plans: [...plans], deps: built, revs, json, bytes: Buffer.byteLength(json, 'utf8') }
+    rootTexts.kept.set(entry, made)
+    out.push(made)
   }
   return { views: [], collections, texts: [], rootTexts: out }
 }
@@ -386,7 +387,7 @@ function memo<T> (fn: (key: string) => T): (key: string) => T {
 export function resolveRootTexts (
   entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView, collection: string, spec: ResolveSpec,
   ctx: Omit<ResolveContext, 'leafJson' | 'rootTexts'> & { leafJson: NonNullable<ResolveContext['leafJson']>, rootTexts: Omit<RootTexts, 'entries'> }
-): { texts: string[], collections: Set<string> } | null {
+): { texts: JsonText[], collections: Set<string> } | null {
   const { kept, variant } = ctx.rootTexts
   const planOf = memo(ctx.planOf)
   const revisionOf = memo(ctx.rootTexts.revision)
@@ -406,13 +407,13 @@ export function resolveRootTexts (
     }
     return true
   }
-  const texts: string[] = new Array<string>(entries.length)
+  const texts: JsonText[] = new Array<JsonText>(entries.length)
   const collections = new Set<string>()
   const stale: number[] = []
   for (let i = 0; i < entries.length; i++) {
     const text = kept.get(entries[i] as StoredEntry, variant)
     if (text !== undefined && holds(text)) {
-      texts[i] = text.json
+      texts[i] = text
       for (const [c] of text.revs) collections.add(c)
     } else {
       stale.push(i)
@@ -422,7 +423,7 @@ export function resolveRootTexts (
   const roots = stale.length === entries.length ? entries : stale.map(i => entries[i] as StoredEntry)
   const resolved = resolveEntries(roots.map(view), collection, spec, { ...ctx, rootTexts: { ...ctx.rootTexts, entries: roots } })
   if (resolved.rootTexts === undefined || resolved.rootTexts === null) return null
-  for (let n = 0; n < stale.length; n++) texts[stale[n] as number] = resolved.rootTexts[n] as string
+  for (let n = 0; n < stale.length; n++) texts[stale[n] as number] = resolved.rootTexts[n] as JsonText
   for (const c of resolved.collections) collections.add(c)
   return { texts, collections }
 }

@@ -5,7 +5,7 @@
 import { notFound } from '../errors.js'
 import { pathSlug } from '../content/entry.js'
 import type { PendingWrite, WrittenChange } from '../content/hooks.js'
-import { JsonMemo } from '../content/json-memo.js'
+import { JsonMemo, type JsonText } from '../content/json-memo.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, StoredEntry } from '../../types/store.js'
@@ -114,7 +114,7 @@ export class ReferenceService {
   resolveTexts (
     entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView, collection: string, spec: ResolveSpec,
     scope: Scope, seesDrafts: boolean, projection: string
-  ): { texts: string[], collections: Set<string> } | null {
+  ): { texts: JsonText[], collections: Set<string> } | null {
     const ctx = this.context(scope, seesDrafts)
     const base = `${ctx.assets.publicUrl}\u0000${ctx.assets.environmentParam ?? ''}`
     return resolveRootTexts(entries, view, collection, spec, {

@@ -2,7 +2,7 @@
 // visibility rule 4; CMS_CACHE_MAX) and list ETags (contract §4).
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
-import { BodyPool } from '../../lib/content/body-pool.js'
+import { BodyPool, type PooledBody } from '../../lib/content/body-pool.js'
 import { etagOf } from '../../lib/etag.js'
 import { EntryList } from '../../routes/api/content/_collection/schemas.js'
 import { ADMIN_KEY, KEYS_ENV, assertShape, auth, eachStore } from '../helper.js'
@@ -212,14 +212,15 @@ eachStore(t, async (t, _store, env) => {
     const finishedAtRelease: boolean[] = []
     let current: ServerResponse | undefined
     c.app.server.prependListener('request', (_req: unknown, res: ServerResponse) => { current = res })
-    const encode = BodyPool.prototype.encode
-    t.teardown(() => { BodyPool.prototype.encode = encode })
-    BodyPool.prototype.encode = function (this: BodyPool, text: string) {
-      const body = encode.call(this, text)
+    const { encode, alloc } = BodyPool.prototype
+    t.teardown(() => { Object.assign(BodyPool.prototype, { encode, alloc }) })
+    const watched = (body: PooledBody | null): PooledBody | null => {
       if (body === null) return null
       const res = current
       return { bytes: body.bytes, release: () => { finishedAtRelease.push(res?.writableFinished === true); body.release() } }
     }
+    BodyPool.prototype.encode = function (this: BodyPool, text: string) { return watched(encode.call(this, text)) }
+    BodyPool.prototype.alloc = function (this: BodyPool, bytes: number) { return watched(alloc.call(this, bytes)) }
     for (let round = 0; round < 2; round++) {
       for (const url of urls) {
         const res = await fetch(base + url)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { JsonMemo, placeholder, spliceJson } from '../../../lib/content/json-memo.js'
+import { JsonMemo, jsonText, placeholder, spliceJson, writeJsonText } from '../../../lib/content/json-memo.js'
 
 t.test('JsonMemo: made once per entry, shape and variant', async t => {
   const memo = new JsonMemo<object>()
@@ -17,6 +17,26 @@ t.test('JsonMemo: made once per entry, shape and variant', async t => {
   t.equal(made, 3, 'another variant too')
   memo.json(Object.freeze({ a: 1 }), shapeB, 'staging', make)
   t.equal(made, 4, 'another entry object (a write) too')
+})
+
+t.test('JsonMemo.text: the kept text with its UTF-8 length', async t => {
+  const memo = new JsonMemo<object>()
+  const entry = Object.freeze({})
+  const text = memo.text(entry, {}, '', () => ({ name: 'Zoë 😀' }))
+  t.equal(text.json, '{"name":"Zoë 😀"}')
+  t.equal(text.bytes, Buffer.byteLength(text.json))
+  t.equal(memo.json(entry, {}, '', () => 1), '1', 'a new shape: made again')
+})
+
+t.test('jsonText and writeJsonText: the UTF-8 bytes, ASCII or not', async t => {
+  for (const json of ['{"a":1}', '"é"', '"€ and 😀"', '"\\u0000"', JSON.stringify('\ud800'), '""']) {
+    const text = jsonText(json)
+    t.equal(text.bytes, Buffer.from(json).length, `${json}: its length`)
+    const target = Buffer.alloc(text.bytes + 4, 0xff)
+    t.equal(writeJsonText(target, 2, text), 2 + text.bytes, 'the offset after it')
+    t.ok(target.subarray(2, 2 + text.bytes).equals(Buffer.from(json)), `${json}: the bytes Buffer.from gives`)
+    t.same([...target.subarray(0, 2), ...target.subarray(2 + text.bytes)], [0xff, 0xff, 0xff, 0xff], 'nothing written around it')
+  }
 })
 
 t.test('spliceJson', async t => {

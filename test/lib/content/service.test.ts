@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { ContentService, COLLECTION_NOT_FOUND } from '../../../lib/content/service.js'
 import { CmsError, type ErrorCode } from '../../../lib/errors.js'
 import { etagOf } from '../../../lib/etag.js'
+import { ResponseCache } from '../../../lib/cache.js'
 import type { Caller } from '../../../lib/auth.js'
 import type { ContentEvent } from '../../../types/events.js'
 import type { Scope } from '../../../types/scope.js'
@@ -287,6 +288,33 @@ t.test('get: visibility, ETag of the exact body', async t => {
   t.equal(service.get(scope, 'posts', 'pub', admin).etag, pub.etag, 'same entry, same tag')
   await service.update(scope, 'posts', 'pub', { title: 'P2' })
   t.not(service.get(scope, 'posts', 'pub', admin).etag, pub.etag, 'a change, a new tag')
+})
+
+t.test('list: the bytes JSON.stringify gives, whether pooled, kept by the cache, or neither', async t => {
+  const { service } = setup()
+  const titles = ['plain', 'Zoë', '€ 😀', 'x'.repeat(3000), `${'é'.repeat(2000)}😀`]
+  for (const [i, title] of titles.entries()) await service.create(scope, 'posts', { _slug: `p${i}`, title })
+  const expected = (query: Record<string, unknown>): string => {
+    const page = service.list(scope, 'posts', { ...query, _fields: '_slug,title,code,uid,tags,seo' }, '', admin).body.toString()
+    return JSON.stringify(JSON.parse(page))
+  }
+  const check = (label: string, query: Record<string, unknown>, pooled: boolean): void => {
+    const rendered = service.list(scope, 'posts', query, new URLSearchParams(query as Record<string, string>).toString(), admin)
+    const json = expected(query)
+    t.equal(rendered.body.toString(), json, `${label}: the text`)
+    t.ok(rendered.body.equals(Buffer.from(json)), `${label}: exactly its UTF-8 bytes`)
+    t.equal(rendered.etag, etagOf(rendered.body), `${label}: the ETag of those bytes`)
+    t.equal(rendered.release !== undefined, pooled, `${label}: ${pooled ? '' : 'not '}pooled`)
+    rendered.release?.()
+  }
+  check('a large page', {}, true)
+  check('a small page', { _per_page: '2' }, false)
+  check('a small non-ASCII page', { _page: '2', _per_page: '2' }, false)
+  check('empty', { _page: '9' }, false)
+  service.reads.cache = new ResponseCache({ max: 100 })
+  check('kept by the cache', {}, false)
+  const again = service.list(scope, 'posts', {}, '', admin)
+  t.equal(again.body.toString(), expected({}), 'and served from it')
 })
 
 t.test('slugCheck: the six rules', async t => {

@@ -246,7 +246,7 @@ t.test('root texts: kept per root while what it embeds stays the same objects', 
     .put('authors', entry('hidden', { name: 'H' }, 'draft'))
     .put('posts', entry('p2', { title: 'Two', author: 'joe', related: ['p1'] }))
   const stored = [
-    entry('p1', { title: 'One', author: 'jane', tags: [], seo: { by: 'joe' }, related: ['p2'] }),
+    entry('p1', { title: 'Ōne 😀', author: 'jane', tags: [], seo: { by: 'joe' }, related: ['p2'] }),
     entry('p3', { author: 'hidden', related: ['gone', 'p2'] })
   ]
   const roots = stored.map(view)
@@ -264,7 +264,8 @@ t.test('root texts: kept per root while what it embeds stays the same objects', 
   const matches = (label: string, sees: boolean, spec: Spec): void => {
     const whole = resolveEntries(roots, 'posts', spec, context(entries, sees)).views.map(v => JSON.stringify(v))
     const got = resolveEntries(roots, 'posts', spec, ctxFor(sees, spec))
-    t.same(got.rootTexts, whole, `${label}: depth ${spec.depth}, ${spec.key}, drafts ${String(sees)}`)
+    t.same(got.rootTexts?.map(text => text.json), whole, `${label}: depth ${spec.depth}, ${spec.key}, drafts ${String(sees)}`)
+    t.same(got.rootTexts?.map(text => text.bytes), whole.map(json => Buffer.byteLength(json)), `${label}: UTF-8 lengths`)
     t.same(got.views, [])
   }
   for (const sees of [true, false]) for (const spec of specs) matches('every request', sees, spec)
@@ -293,7 +294,7 @@ t.test('root texts: kept per root while what it embeds stays the same objects', 
   change('an embedded collection\'s schema changed', () => {
     plans.set('authors', compilePlan({ ...schemas.authors, best: { field_type: 'reference', collection: 'posts', multiple: true } }))
   })
-  const p1 = resolveEntries(roots, 'posts', one, ctxFor(true, one)).rootTexts?.[0] ?? ''
+  const p1 = resolveEntries(roots, 'posts', one, ctxFor(true, one)).rootTexts?.[0]?.json ?? ''
   t.match(JSON.parse(p1), { author: { _slug: 'jane', best: ['p2'] } }, 'formatted by the new schema')
 
   const nul = [entry('n', { title: '\u00000', author: 'joe' })]
@@ -330,7 +331,7 @@ t.test('resolveRootTexts: kept texts that hold are used without a read; only the
     t.same(entries.reads, expect.reads, `${label}: reads`)
     t.same(viewed, expect.viewed, `${label}: views made`)
     const whole = resolveEntries(roots.map(view), 'posts', one, context(entries))
-    t.same(got?.texts, whole.views.map(v => JSON.stringify(v)), `${label}: the texts are the answer built whole`)
+    t.same(got?.texts.map(text => text.json), whole.views.map(v => JSON.stringify(v)), `${label}: the texts are the answer built whole`)
     t.same([...got?.collections ?? []].sort(), [...whole.collections].sort(), `${label}: the collections it embeds from`)
   }
 
@@ -348,12 +349,12 @@ t.test('resolveRootTexts: kept texts that hold are used without a read; only the
   // A write to an embedded entry: the root embedding it is made anew, with the new entry.
   entries.put('authors', entry('joe', { name: 'Joseph' }))
   check('an embedded entry changed', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
-  t.match(JSON.parse(run(stored)?.texts[1] ?? ''), { author: { name: 'Joseph' }, seo: { by: null } })
+  t.match(JSON.parse(run(stored)?.texts[1]?.json ?? ''), { author: { name: 'Joseph' }, seo: { by: null } })
 
   // A missing target appears: a write to its collection.
   entries.put('authors', entry('gone', { name: 'Back' }))
   check('a missing entry appeared', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
-  t.match(JSON.parse(run(stored)?.texts[1] ?? ''), { seo: { by: { _slug: 'gone', name: 'Back' } } })
+  t.match(JSON.parse(run(stored)?.texts[1]?.json ?? ''), { seo: { by: { _slug: 'gone', name: 'Back' } } })
 
   // A root written anew is a new object: it alone is resolved.
   const p3 = entry('p3', { title: 'Three', author: 'jane' })
