@@ -79,8 +79,11 @@ interface Row {
   ratio: number | null
   /** Each round's figures, when the row was measured in rounds against a baseline. */
   rounds?: Round[]
-  /** When the verdict pairs the row with another request on Lectern (its `baseline` side), each of those rounds. */
-  paired?: { against: string, rounds: Round[] }
+  /**
+   * When the verdict pairs the row with another request on Lectern (the rounds' `baseline` side):
+   * that request, each of those rounds, and their CPU ratio (as cpu_ratio).
+   */
+  paired?: { against: string, rounds: Round[], cpu_ratio: number | null }
   /**
    * The baseline's CPU time per request as a share of Lectern's (median of the rounds): what a
    * request costs, independent of which side the load generator held back. Not a target.
@@ -519,7 +522,7 @@ async function entriesPhase (store: Store): Promise<void> {
       resolved.pass = resolved.lectern.errors === 0 && paired.lectern.errors === 0 && paired.baseline.errors === 0 && paired.ratio >= 0.4
       resolved.note = `${(paired.ratio * 100).toFixed(0)}% of the unresolved page in paired rounds ` +
         `(${paired.lectern.reqPerSec} against ${paired.baseline.reqPerSec} req/s; the two rows' medians: ${(apart * 100).toFixed(0)}%)`
-      resolved.paired = { against: plainRequest.path ?? '', rounds: paired.rounds }
+      resolved.paired = { against: plainRequest.path ?? '', rounds: paired.rounds, cpu_ratio: paired.cpuRatio }
       console.log(`  -> _resolve=1 page at ${resolved.note}: ${resolved.pass ? 'PASS' : 'FAIL'} (the row above printed its verdict before this ratio was known)`)
     }
   } finally {

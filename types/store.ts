@@ -76,8 +76,9 @@ export interface ContentStore {
   /**
    * A number that changes whenever a write to the entries of (scope, collection) becomes
    * visible to reads, and is otherwise the same: a cheap "has anything here changed since?"
-   * for memos of what was read (the resolved texts of `_resolve`). Numbers never repeat within
-   * a store's life, across buckets, and a reopen starts fresh ones.
+   * for memos of what was read (the resolved texts of `_resolve`). Compare it per (scope,
+   * collection) only: it only grows, a write takes a number no bucket had before, and a
+   * reopen starts above every earlier one; buckets never written since open share one.
    */
   revision: (scope: Scope, collection: string) => number
 

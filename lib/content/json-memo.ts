@@ -2,7 +2,7 @@
 // are immutable (frozen; a write stores a new object), so the text of an entry's view stays true
 // for as long as the entry object lives, given the same shape: the collection's model (its
 // reference formatting) and, for resolved entries, the asset URL base. A page of entries is then
-// joined from the texts of its entries instead of serialized whole on every read, whether or
+// written from the texts of its entries instead of serialized whole on every read, whether or
 // not the response cache is on. The texts live and die with the entries: the SQLite store's
 // entry caches bound them, the file store keeps every entry (and so every text made) in memory.
 //
@@ -47,8 +47,7 @@ export class JsonMemo<K extends object> {
   text (entry: K, shape: object, variant: string, make: () => unknown): JsonText {
     const kept = this.texts.get(entry)
     if (kept !== undefined && kept.shape === shape && kept.variant === variant) return kept
-    const json = JSON.stringify(make())
-    const made: Kept = { shape, variant, json, bytes: Buffer.byteLength(json, 'utf8') }
+    const made: Kept = { shape, variant, ...jsonText(JSON.stringify(make())) }
     this.texts.set(entry, made)
     return made
   }

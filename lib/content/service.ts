@@ -212,6 +212,7 @@ export class ContentService {
     const { collection, spec, scope, sees, projection } = target
     const resolved = references.resolveTexts(entries, view, collection, spec, scope, sees, projection)
     if (resolved !== null) return { texts: resolved.texts, views: [], collections: resolved.collections }
+    // Also for a collection without a reference plan, which content collections always have.
     const whole = references.resolve(entries.map(view), collection, spec, scope, sees)
     return { texts: null, views: whole.views, collections: whole.collections }
   }
@@ -256,14 +257,14 @@ export class ContentService {
   }
 
   /** Whether a read with this cache key is kept (the cache is on and the read is cacheable). */
-  private keeps (key: string | null): key is string {
+  private keeps (key: string | null): boolean {
     return key !== null && this.reads.cache?.enabled === true
   }
 
   /** The rendered body with its ETag, kept under `key` when the cache keeps it. */
   private rendered (body: Buffer, key: string | null, tags: readonly string[]): Rendered {
     const rendered = { body, etag: etagOf(body) }
-    if (this.keeps(key)) this.reads.cache?.set(key, rendered, tags)
+    if (key !== null && this.keeps(key)) this.reads.cache?.set(key, rendered, tags)
     return rendered
   }
 

@@ -14,7 +14,7 @@ import { badRequest } from '../errors.js'
 import type { EntryView } from '../content/entry.js'
 import type { Scope } from '../../types/scope.js'
 import type { StoredEntry } from '../../types/store.js'
-import { placeholder, spliceJson, type JsonText } from '../content/json-memo.js'
+import { jsonText, placeholder, spliceJson, type JsonText } from '../content/json-memo.js'
 import { expandAssetUrls, type AssetUrlBase } from './asset-urls.js'
 import {
   OMIT, forEachReference, formatReference, isPlainObject, setOwn,
@@ -356,7 +356,7 @@ export function resolveEntries (
     if (json === null) return { views: [], collections, texts: [], rootTexts: null }
     const revs = looked.map((c): Revision => [c, revisionOf(c)])
     // Every plan this request consulted so far: a superset of this root's, which only costs a check.
-    const made: KeptText = { variant: rootTexts.variant, plans: [...plans], deps: built, revs, json, bytes: Buffer.byteLength(json, 'utf8') }
+    const made: KeptText = { variant: rootTexts.variant, plans: [...plans], deps: built, revs, ...jsonText(json) }
     rootTexts.kept.set(entry, made)
     out.push(made)
   }

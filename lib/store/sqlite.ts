@@ -615,7 +615,10 @@ export class SqliteStore implements ContentStore {
       this.results.invalidate(p.op.collection)
       if (p.rowId !== undefined) this.rows.delete(p.rowId)
       this.keyed.delete(entryKey(p.op.scope.environment, p.op.collection, p.op.locale, p.op.slug))
-      this.revisions.set(bucketKey(p.op.scope.environment, p.op.collection, p.op.locale), ++this.lastRevision)
+      // Only a write that changed something: not a create or update that failed in its savepoint, nor a delete of nothing.
+      if (p.result?.ok === true && p.result.value !== false) {
+        this.revisions.set(bucketKey(p.op.scope.environment, p.op.collection, p.op.locale), ++this.lastRevision)
+      }
     }
     this.writesSinceAnalyze += batch.length
     if (this.writesSinceAnalyze >= Math.max(1000, this.analyzedRows)) this.scheduleAnalyze()

@@ -373,3 +373,27 @@ t.test('resolveRootTexts: kept texts that hold are used without a read; only the
   const nul = [entry('n', { title: '\u00000', author: 'joe' })]
   t.equal(run(nul), null, 'a placeholder look-alike: null, the caller builds whole')
 })
+
+t.test('resolveRootTexts: a write in another locale or environment leaves the texts kept', async t => {
+  const de = { environment: 'default', locale: 'de' }
+  const entries = new Entries()
+    .put('authors', entry('jane', { name: 'Jane' })).put('authors', entry('jane', { name: 'Johanna' }), de)
+  const stored = [entry('p1', { title: 'Eins', author: 'jane' })]
+  const kept = new ResolvedTexts()
+  const leaves = new JsonMemo<StoredEntry>()
+  const run = (): string | undefined => resolveRootTexts(stored, view, 'posts', { depth: 1, fields: null, key: '1' }, {
+    ...context(entries),
+    scope: de,
+    leafJson: (e, plan, build) => leaves.json(e, plan, '', build),
+    rootTexts: { kept, variant: '1', revision: c => entries.revision(de, c) }
+  })?.texts[0]?.json
+  t.match(JSON.parse(run() ?? ''), { author: { name: 'Johanna' } }, 'read in its own locale')
+  entries.reads.length = 0
+  entries.put('authors', entry('jane', { name: 'Jane Doe' }))
+  entries.put('authors', entry('jane', { name: 'Jane' }), { environment: 'staging', locale: 'de' })
+  t.match(JSON.parse(run() ?? ''), { author: { name: 'Johanna' } })
+  t.same(entries.reads, [], 'writes elsewhere: kept, nothing read')
+  entries.put('authors', entry('jane', { name: 'Hanna' }), de)
+  t.match(JSON.parse(run() ?? ''), { author: { name: 'Hanna' } }, 'a write in its locale: made anew')
+  t.same(entries.reads, ['authors:jane'])
+})
