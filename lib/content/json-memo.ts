@@ -21,8 +21,8 @@ export function jsonText (json: string): JsonText {
 
 /**
  * Writes `text` as UTF-8 into `target` at `offset`, where the caller has left `text.bytes` of
- * room; returns the offset after what was written. An ASCII text is copied a byte per character (latin1),
- * which is the same bytes and about twice as fast as encoding it.
+ * room; returns the offset after what was written. An ASCII text is copied a byte per
+ * character (latin1), which is the same bytes and about twice as fast as encoding it.
  */
 export function writeJsonText (target: Buffer, offset: number, text: JsonText): number {
   const { json, bytes } = text
