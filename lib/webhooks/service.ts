@@ -301,8 +301,10 @@ export class WebhookService {
     // Cut short by shutdown: not an attempt; the delivery stays pending for the next start.
     if (this.shutdown.signal.aborted || this.outbox === null || !this.outbox.open) return
     const attempts = delivery.attempts + 1
-    const result = this.resultOf(outcome, attempts)
-    this.outbox.recordAttempt(delivery.id, result, this.now())
+    // One clock reading: the next attempt is exactly its delay after the record's updated_at.
+    const now = this.now()
+    const result = this.resultOf(outcome, attempts, now)
+    this.outbox.recordAttempt(delivery.id, result, now)
 
     const context = { id: delivery.id, event: delivery.event, url: displayUrl(delivery.url), attempts, status: result.lastStatus }
     if (result.status === 'delivered') this.log.debug(context, 'webhook delivered')
@@ -316,7 +318,7 @@ export class WebhookService {
     }
   }
 
-  private resultOf (outcome: AttemptOutcome, attempts: number): AttemptRecord {
+  private resultOf (outcome: AttemptOutcome, attempts: number, now: number): AttemptRecord {
     switch (outcome.kind) {
       case 'delivered':
         return { status: 'delivered', lastStatus: outcome.status, lastError: null, nextAttemptAt: null }
@@ -328,7 +330,7 @@ export class WebhookService {
           return { status: 'failed', lastStatus: outcome.status, lastError: `${error} (gave up after ${attempts} attempts)`, nextAttemptAt: null }
         }
         const delay = retryDelay(outcome, attempts, this.backoffMs, this.random)
-        return { status: 'pending', lastStatus: outcome.status, lastError: error, nextAttemptAt: this.now() + delay }
+        return { status: 'pending', lastStatus: outcome.status, lastError: error, nextAttemptAt: now + delay }
       }
     }
   }

@@ -101,6 +101,18 @@ t.test('Retry-After on a 429 is honoured over a shorter back-off', async t => {
   t.ok(gap >= 950, `waited ${gap} ms for Retry-After: 1 (back-off base 1 ms)`)
 })
 
+t.test('a retry is due exactly its delay after the attempt was recorded, however the clock moves meanwhile', async t => {
+  const r = await receiver(t, () => ({ status: 503, headers: { 'retry-after': '1' } }))
+  // A clock that moves 7 ms at every reading: two readings for one record would show.
+  let readings = 0
+  const s = service(t, { urls: [r.url], now: () => Date.now() + 7 * readings++ })
+  s.record(created)
+  await until(() => only(s)?.attempts === 1, 5000, 'the first answer')
+  const d = only(s)
+  t.match(d, { status: 'pending', last_status: 503 })
+  t.equal(Date.parse(d?.next_attempt_at ?? '') - Date.parse(d?.updated_at ?? ''), 1000)
+})
+
 t.test('a flood of events: bounded attempts in flight, every one delivered', async t => {
   let open = 0
   let peak = 0
