@@ -25,4 +25,4 @@ export default fp(async (fastify) => {
   await library.open()
   fastify.decorate('assets', library)
   fastify.addHook('onClose', async () => { await library.close() })
-}, { name: 'assets', dependencies: ['config', 'events'], fastify: '5.x' })
+}, { name: 'assets', dependencies: ['config', 'data', 'events'], fastify: '5.x' })

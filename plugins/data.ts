@@ -1,9 +1,10 @@
-// The data directory (contract §1): created on start with its types/ and assets/ folders. On the
-// first start the example schemas are copied in unless CMS_SEED=false; the seed plugin then adds
-// the sample entries.
+// The data directory (contract §1): created on start with its types/ and assets/ folders and
+// locked for this process until close (lib/data-lock.ts). On the first start the example schemas
+// are copied in unless CMS_SEED=false; the seed plugin then adds the sample entries.
 import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import fp from 'fastify-plugin'
+import { lockDataDir } from '../lib/data-lock.js'
 import { copyExampleTypes, examplesDir } from '../lib/schema/examples.js'
 
 declare module 'fastify' {
@@ -20,7 +21,12 @@ export default fp(async (fastify) => {
   // With the default layout a new data dir has no types/ yet, so the two coincide; a
   // CMS_TYPES_DIR that already exists is the operator's own and is never seeded.
   const firstStart = !existsSync(typesDir)
-  for (const dir of [dataDir, typesDir, assetsDir]) await mkdir(dir, { recursive: true })
+  await mkdir(dataDir, { recursive: true })
+  // Before anything is read or written: a second process on this directory stops here.
+  const lock = lockDataDir(dataDir)
+  // Registered first, so it runs after every other plugin's onClose (they run in reverse).
+  fastify.addHook('onClose', async () => { lock.release() })
+  for (const dir of [typesDir, assetsDir]) await mkdir(dir, { recursive: true })
 
   let seeded = false
   if (firstStart && seed) {

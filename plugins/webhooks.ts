@@ -35,4 +35,4 @@ export default fp(async (fastify) => {
       await service.close()
     })
   }
-}, { name: 'webhooks', dependencies: ['config', 'events'], fastify: '5.x' })
+}, { name: 'webhooks', dependencies: ['config', 'data', 'events'], fastify: '5.x' })

@@ -3,8 +3,9 @@ import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import app, { createLogger, lecternServer } from '../app.js'
+import { DataDirLockedError, lockDataDir } from '../lib/data-lock.js'
 import { internal, validationFailed } from '../lib/errors.js'
-import { ADMIN_KEY, EDITOR_KEY, KEYS_ENV, VIEWER_KEY, assertError, auth, tempDir, testConfig } from './helper.js'
+import { ADMIN_KEY, EDITOR_KEY, KEYS_ENV, VIEWER_KEY, assertError, auth, build, eachStore, tempDir, testConfig } from './helper.js'
 
 type Line = Record<string, unknown> & { level: number, msg?: string }
 
@@ -152,4 +153,22 @@ t.test('at info: Fastify logs every request, bound to its id, with the request a
   t.equal(lines.length, 3, 'three lines')
   t.equal(new Set(lines.map(l => l.reqId)).size, 1, 'one request id on all three')
   t.notMatch(JSON.stringify(lines), /not-for-logs/, 'the request is serialized without its headers: no credentials')
+})
+
+eachStore(t, async (t, _store, env) => {
+  t.test('the data dir stays locked until every plugin has closed, the store last of all', async t => {
+    const dataDir = `${tempDir(t)}/data`
+    const fastify = await build(t, env, { dataDir, keepOpen: true })
+    t.throws(() => lockDataDir(dataDir), DataDirLockedError, 'locked while open')
+    const store = fastify.store
+    const close = store.close.bind(store)
+    let heldAtStoreClose = false
+    store.close = async () => {
+      heldAtStoreClose = t.throws(() => lockDataDir(dataDir), DataDirLockedError) !== undefined
+      await close()
+    }
+    await fastify.close()
+    t.ok(heldAtStoreClose, 'still locked while the store closes')
+    lockDataDir(dataDir).release()
+  })
 })

@@ -90,3 +90,28 @@ t.test('below info, requests write no lines', async t => {
   t.notMatch(output(), /incoming request|request completed/)
   t.notMatch(output(), /"level":30/, 'no info line at all')
 })
+
+t.test('a second process on the same data dir stops with one clear line; once the first is killed, the dir is free', async t => {
+  const dataDir = path.join(tempDir(t), 'data')
+  const port = await freePort()
+  const first = start({ CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir })
+  t.teardown(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL') })
+  await waitForHealth(t, port, first.exited)
+
+  const second = start({ CMS_PORT: String(await freePort()), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir })
+  t.teardown(() => { if (second.child.exitCode === null) second.child.kill('SIGKILL') })
+  t.equal(await second.exited, 1)
+  t.match(second.output(), `start-up failed: the data directory ${dataDir} is in use by another Lectern process (CMS_DATA_DIR)`)
+  t.notMatch(second.output(), /\n\s+at /, 'no stack trace')
+  t.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200, 'the first one serves on')
+
+  // A crash runs no clean-up: the lock goes with the process.
+  first.child.kill('SIGKILL')
+  await first.exited
+  const thirdPort = await freePort()
+  const third = start({ CMS_PORT: String(thirdPort), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir })
+  t.teardown(() => { if (third.child.exitCode === null) third.child.kill('SIGKILL') })
+  await waitForHealth(t, thirdPort, third.exited)
+  third.child.kill('SIGTERM')
+  t.equal(await third.exited, 0)
+})

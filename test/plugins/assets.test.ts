@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import t, { type Test } from 'tap'
 import configPlugin from '../../plugins/config.js'
+import dataPlugin from '../../plugins/data.js'
 import eventsPlugin from '../../plugins/events.js'
 import assetsPlugin from '../../plugins/assets.js'
 import transformsPlugin from '../../plugins/transforms.js'
@@ -22,6 +23,7 @@ async function bare (t: Test, dataDir: string, env: Env = {}): Promise<{ app: Fa
   })
   const app = Fastify({ loggerInstance: pino({ level: 'info' }, sink) as FastifyBaseLogger })
   await app.register(configPlugin, { config: testConfig(dataDir, env) })
+  await app.register(dataPlugin)
   await app.register(eventsPlugin)
   await app.register(assetsPlugin)
   await app.register(transformsPlugin)

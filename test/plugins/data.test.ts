@@ -3,6 +3,7 @@ import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import configPlugin from '../../plugins/config.js'
+import { DataDirLockedError } from '../../lib/data-lock.js'
 import dataPlugin from '../../plugins/data.js'
 import { tempDir, testConfig, type Env } from '../helper.js'
 
@@ -74,4 +75,13 @@ t.test('an existing CMS_TYPES_DIR is the operator\'s own and is never seeded', a
   t.equal(app.dataSeeded, false)
   t.strictSame(readdirSync(types), [])
   t.ok(existsSync(path.join(root, 'files')), 'CMS_ASSETS_DIR is created')
+})
+
+t.test('the data dir is locked while the instance is open: a second one on it fails to start, a later one starts', async t => {
+  const dataDir = path.join(tempDir(t), 'data')
+  const first = await start(t, dataDir)
+  await t.rejects(start(t, dataDir), new DataDirLockedError(dataDir))
+  await first.app.close()
+  const later = await start(t, dataDir)
+  t.equal(later.app.dataSeeded, false)
 })

@@ -1,0 +1,48 @@
+// One server process per data directory. Two processes on one directory would each keep their
+// own view of it (the file store's in-memory index, every response cache, the reference index,
+// the webhook queue) and overwrite each other's writes; a second container started on the same
+// volume is the usual way to get there.
+//
+// The lock is an exclusive SQLite lock on `<data>/lectern.lock`, held by one open connection
+// for the life of the process. SQLite takes it with fcntl, so the kernel drops it when the
+// process ends, however it ends: a crash or a kill leaves no stale lock to clean up. Processes
+// in different containers on one host share the lock through the volume's file, and a second
+// lock in the same process is refused as well (SQLite keeps one lock per file per process).
+import path from 'node:path'
+import Database from 'better-sqlite3'
+
+export const LOCK_FILE = 'lectern.lock'
+
+export class DataDirLockedError extends Error {
+  constructor (readonly dataDir: string) {
+    super(`the data directory ${dataDir} is in use by another Lectern process (CMS_DATA_DIR); only one process may use a data directory`)
+    this.name = 'DataDirLockedError'
+  }
+}
+
+export interface DataLock {
+  /** Gives the lock up (idempotent). */
+  release: () => void
+}
+
+/** Takes the data directory's lock, or throws DataDirLockedError while another process (or instance) holds it. */
+export function lockDataDir (dataDir: string): DataLock {
+  // timeout 0: a held lock answers SQLITE_BUSY at once instead of waiting for it.
+  const db = new Database(path.join(dataDir, LOCK_FILE), { timeout: 0 })
+  try {
+    // Exclusive locking mode keeps the lock of the first transaction until the connection
+    // closes; with the journal in memory, taking it leaves no other file beside this one.
+    db.pragma('journal_mode = MEMORY')
+    db.pragma('locking_mode = EXCLUSIVE')
+    db.exec('BEGIN EXCLUSIVE; COMMIT')
+  } catch (err) {
+    db.close()
+    if ((err as { code?: unknown }).code === 'SQLITE_BUSY') throw new DataDirLockedError(dataDir)
+    throw err
+  }
+  return {
+    release () {
+      if (db.open) db.close()
+    }
+  }
+}
