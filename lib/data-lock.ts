@@ -6,8 +6,9 @@
 // The lock is an exclusive SQLite lock on `<data>/lectern.lock`, held by one open connection
 // for the life of the process. SQLite takes it with fcntl, so the kernel drops it when the
 // process ends, however it ends: a crash or a kill leaves no stale lock to clean up. Processes
-// in different containers on one host share the lock through the volume's file, and a second
-// lock in the same process is refused as well (SQLite keeps one lock per file per process).
+// in different containers on one host share the lock through the volume's file (a network file
+// system only if it supports POSIX locks), and a second lock in the same process is refused as
+// well (SQLite keeps one lock per file per process).
 import path from 'node:path'
 import Database from 'better-sqlite3'
 
@@ -28,7 +29,8 @@ export interface DataLock {
 /** Takes the data directory's lock, or throws DataDirLockedError while another process (or instance) holds it. */
 export function lockDataDir (dataDir: string): DataLock {
   // timeout 0: a held lock answers SQLITE_BUSY at once instead of waiting for it.
-  const db = new Database(path.join(dataDir, LOCK_FILE), { timeout: 0 })
+  const file = path.join(dataDir, LOCK_FILE)
+  const db = new Database(file, { timeout: 0 })
   try {
     // Exclusive locking mode keeps the lock of the first transaction until the connection
     // closes; with the journal in memory, taking it leaves no other file beside this one.
@@ -37,7 +39,12 @@ export function lockDataDir (dataDir: string): DataLock {
     db.exec('BEGIN EXCLUSIVE; COMMIT')
   } catch (err) {
     db.close()
-    if ((err as { code?: unknown }).code === 'SQLITE_BUSY') throw new DataDirLockedError(dataDir)
+    const code = (err as { code?: unknown }).code
+    if (code === 'SQLITE_BUSY') throw new DataDirLockedError(dataDir)
+    // Not left by Lectern (or torn as it was first written): say which file, and that it holds nothing.
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      throw new Error(`${file} is not a lock file Lectern can use; it holds no data: remove it while no server runs on ${dataDir}`)
+    }
     throw err
   }
   return {

@@ -16,10 +16,9 @@ declare module 'fastify' {
 
 export default fp(async (fastify) => {
   const { dataDir, typesDir, assetsDir, seed } = fastify.config
-  // "First start" is judged by the types directory, which only this plugin creates: other
-  // plugins (assets, store, webhooks) may create the data dir itself before this one runs.
-  // With the default layout a new data dir has no types/ yet, so the two coincide; a
-  // CMS_TYPES_DIR that already exists is the operator's own and is never seeded.
+  // "First start" is judged by the types directory, which only this plugin creates. With the
+  // default layout a new data dir has no types/ yet, so the two coincide; a CMS_TYPES_DIR that
+  // already exists is the operator's own and is never seeded.
   const firstStart = !existsSync(typesDir)
   await mkdir(dataDir, { recursive: true })
   // Before anything is read or written: a second process on this directory stops here.

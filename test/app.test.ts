@@ -156,7 +156,7 @@ t.test('at info: Fastify logs every request, bound to its id, with the request a
 })
 
 eachStore(t, async (t, _store, env) => {
-  t.test('the data dir stays locked until every plugin has closed, the store last of all', async t => {
+  t.test('the data dir stays locked until the store has closed', async t => {
     const dataDir = `${tempDir(t)}/data`
     const fastify = await build(t, env, { dataDir, keepOpen: true })
     t.throws(() => lockDataDir(dataDir), DataDirLockedError, 'locked while open')

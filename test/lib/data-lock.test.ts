@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { DataDirLockedError, LOCK_FILE, lockDataDir } from '../../lib/data-lock.js'
@@ -42,4 +42,12 @@ t.test('a directory that cannot hold the lock file is an error of its own, not "
   const missing = path.join(tempDir(t), 'no', 'such', 'dir')
   const err = t.throws(() => lockDataDir(missing)) as Error
   t.notOk(err instanceof DataDirLockedError)
+})
+
+t.test('a lectern.lock that is not a SQLite file: an error naming it, saying it holds no data', async t => {
+  const dir = tempDir(t)
+  writeFileSync(path.join(dir, LOCK_FILE), 'not a database, and long enough to be read as a header '.repeat(4))
+  const err = t.throws(() => lockDataDir(dir)) as Error
+  t.notOk(err instanceof DataDirLockedError)
+  t.equal(err.message, `${path.join(dir, LOCK_FILE)} is not a lock file Lectern can use; it holds no data: remove it while no server runs on ${dir}`)
 })
