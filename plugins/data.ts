@@ -16,15 +16,16 @@ declare module 'fastify' {
 
 export default fp(async (fastify) => {
   const { dataDir, typesDir, assetsDir, seed } = fastify.config
-  // "First start" is judged by the types directory, which only this plugin creates. With the
-  // default layout a new data dir has no types/ yet, so the two coincide; a CMS_TYPES_DIR that
-  // already exists is the operator's own and is never seeded.
-  const firstStart = !existsSync(typesDir)
   await mkdir(dataDir, { recursive: true })
   // Before anything is read or written: a second process on this directory stops here.
   const lock = lockDataDir(dataDir)
   // Registered first, so it runs after every other plugin's onClose (they run in reverse).
   fastify.addHook('onClose', async () => { lock.release() })
+
+  // "First start" is judged by the types directory, which only this plugin creates. With the
+  // default layout a new data dir has no types/ yet, so the two coincide; a CMS_TYPES_DIR that
+  // already exists is the operator's own and is never seeded.
+  const firstStart = !existsSync(typesDir)
   for (const dir of [typesDir, assetsDir]) await mkdir(dir, { recursive: true })
 
   let seeded = false
