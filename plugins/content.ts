@@ -1,6 +1,7 @@
 // The content pipeline (lib/content/service.ts) on the instance, and the two reply helpers its
 // routes answer with: bodies are serialized once by the pipeline, so the ETag hashes the bytes sent.
 import fp from 'fastify-plugin'
+import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ContentService, type Rendered } from '../lib/content/service.js'
 import { ifNoneMatch } from '../lib/etag.js'
@@ -69,9 +70,54 @@ export default fp(async (fastify) => {
     // Pooled memory is reused once the response has been handed to the socket ('finish'); a
     // connection closed before that leaves it to the garbage collector.
     if (rendered.release !== undefined) this.raw.once('finish', rendered.release)
-    this.header('ETag', rendered.etag)
-    this.header('Cache-Control', 'no-cache')
-    if (ifNoneMatch(this.request.headers['if-none-match'], rendered.etag)) return this.code(304).send()
+    const notModified = ifNoneMatch(this.request.headers['if-none-match'], rendered.etag)
+    if (!notModified && this.statusCode === 200 && routeHasNoSendHooks(this.request)) return writeRendered(this, rendered)
+    this.header('etag', rendered.etag)
+    this.header('cache-control', 'no-cache')
+    if (notModified) return this.code(304).send()
     return this.type(JSON_TYPE).send(rendered.body)
   })
 }, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales'], fastify: '5.x' })
+
+/**
+ * A 200 with a rendered body, written straight to the response: the bytes and the ETag are
+ * ready, so Fastify's send (content-type parsing, onSend, header object handling) has nothing
+ * to add. On a cached hit it cost about 3 µs of server CPU of 33-43 (measured here: 7-10%
+ * of the hit's req/s). Only for routes without onSend hooks (routeHasNoSendHooks), as these
+ * would be skipped; headers that earlier hooks set on the reply (CORS) go out too, and
+ * onResponse hooks and the request log still run, on the response's 'finish' like any reply.
+ */
+function writeRendered (reply: FastifyReply, rendered: Rendered): FastifyReply {
+  const head: Array<string | number | readonly string[]> = [
+    'content-type', JSON_TYPE, 'etag', rendered.etag, 'cache-control', 'no-cache', 'content-length', rendered.body.length
+  ]
+  const set = reply.getHeaders()
+  for (const name in set) {
+    const value = set[name]
+    if (value !== undefined && name !== 'content-type' && name !== 'etag' && name !== 'cache-control' && name !== 'content-length') head.push(name, value)
+  }
+  // writeHead checks every name and value before anything is sent: if it throws, nothing has
+  // gone out and the error takes the course it takes when Fastify's send throws it.
+  reply.raw.writeHead(200, head as unknown as OutgoingHttpHeaders)
+  reply.hijack()
+  reply.raw.end(rendered.body)
+  return reply
+}
+
+/** Fastify's route context on a request, by its symbol; null if this Fastify has none. */
+let contextSymbol: symbol | null | undefined
+
+/**
+ * Whether the route that answers `request` runs no onSend hook (Fastify's HEAD routes do: they
+ * drop the body), read from Fastify's route context, which no public API exposes. The symbol
+ * is found once, by its description; if a Fastify release renames it, every reply takes
+ * Fastify's own path again, slower but the same on the wire (a test checks it is found).
+ */
+export function routeHasNoSendHooks (request: FastifyRequest): boolean {
+  if (contextSymbol === undefined) {
+    contextSymbol = Object.getOwnPropertySymbols(request).find(symbol => symbol.description === 'fastify.context') ?? null
+  }
+  if (contextSymbol === null) return false
+  const context = (request as unknown as Record<symbol, { onSend?: unknown } | undefined>)[contextSymbol]
+  return context?.onSend === null
+}

@@ -1,4 +1,5 @@
 // The app's error and not-found handlers, body parsing limits and the auth gate, on test routes.
+import { ServerResponse } from 'node:http'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
@@ -153,6 +154,46 @@ t.test('at info: Fastify logs every request, bound to its id, with the request a
   t.equal(lines.length, 3, 'three lines')
   t.equal(new Set(lines.map(l => l.reqId)).size, 1, 'one request id on all three')
   t.notMatch(JSON.stringify(lines), /not-for-logs/, 'the request is serialized without its headers: no credentials')
+})
+
+t.test('content read from the response cache goes out like any reply: logged at info, with CORS headers', async t => {
+  const lines: Line[] = []
+  const origin = 'https://site.example.com'
+  const f = await withRoutes(t, { ...KEYS_ENV, CMS_LOG_LEVEL: 'info', CMS_CORS_ORIGINS: origin, CMS_BODY_LIMIT: '65536' }, lines)
+  const created = await f.inject({ method: 'POST', url: '/api/schemas', headers: auth(ADMIN_KEY), payload: { name: 'notes', fields: { title: { field_type: 'string' } } } })
+  t.equal(created.statusCode, 201)
+  t.equal((await f.inject({ method: 'POST', url: '/api/content/notes', headers: auth(ADMIN_KEY), payload: { _slug: 'a', title: 'A' } })).statusCode, 201)
+  for (const url of ['/api/content/notes/a', '/api/content/notes?_sort=title']) {
+    const miss = await f.inject({ url, headers: { origin } })
+    const hits = f.responseCache.stats.hits
+    lines.length = 0
+    // The hit is written directly (plugins/content.ts writeRendered: a flat header list), not
+    // through Fastify's send (a header object): no onSend hook is on these routes.
+    const writeHead = ServerResponse.prototype.writeHead
+    const heads: unknown[] = []
+    t.teardown(() => { ServerResponse.prototype.writeHead = writeHead })
+    ServerResponse.prototype.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+      heads.push(args[1])
+      return writeHead.apply(this, args)
+    } as typeof writeHead
+    const hit = await f.inject({ url, headers: { origin } })
+    ServerResponse.prototype.writeHead = writeHead
+    t.equal(heads.length, 1)
+    t.ok(Array.isArray(heads[0]), `${url}: the hit is written directly`)
+    t.equal(f.responseCache.stats.hits, hits + 1, `${url}: the second read is a hit`)
+    t.equal(hit.statusCode, 200)
+    t.equal(hit.body, miss.body)
+    t.equal(hit.headers['access-control-allow-origin'], origin, 'CORS headers on the hit')
+    t.equal(hit.headers['access-control-expose-headers'], 'ETag')
+    const { date: _m, ...missHeaders } = miss.headers
+    const { date: _h, ...hitHeaders } = hit.headers
+    t.same(hitHeaders, missHeaders, `${url}: a hit sends the headers a miss sends`)
+    t.match(lines, [
+      { level: 30, msg: 'incoming request', req: { method: 'GET', url } },
+      { level: 30, msg: 'request completed', res: { statusCode: 200 }, responseTime: Number }
+    ])
+    t.equal(lines.length, 2, 'both request lines, for the hit too')
+  }
 })
 
 eachStore(t, async (t, _store, env) => {
