@@ -1,5 +1,5 @@
 // The content plugin alone, on a bare instance with stand-ins for the registry and the store.
-import http, { ServerResponse } from 'node:http'
+import http from 'node:http'
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -12,7 +12,7 @@ import { etagOf } from '../../lib/etag.js'
 import type { CmsEvent } from '../../types/events.js'
 import type { SchemaRegistry } from '../../types/schema.js'
 import { MemoryStore, fakeRegistry, postsModel } from '../fixtures/content-fakes.js'
-import { tempDir, testConfig } from '../helper.js'
+import { spyWriteHead, tempDir, testConfig } from '../helper.js'
 
 const admin = { role: 'admin' as const, authenticated: true, invalidKey: false }
 
@@ -85,19 +85,6 @@ t.test('reply.sendRendered: ETag, Cache-Control, exact bytes, If-None-Match', as
   t.equal(json.headers['content-type'], 'application/json; charset=utf-8')
   t.equal(json.headers.etag, undefined)
 })
-
-/** Records, per URL, how each head written is given: a flat list (writeHit) or a header object (Fastify's send). */
-function spyWriteHead (t: Test): Map<string, Array<'direct' | 'fastify'>> {
-  const ways = new Map<string, Array<'direct' | 'fastify'>>()
-  const writeHead = ServerResponse.prototype.writeHead
-  ServerResponse.prototype.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    const url = this.req.url ?? ''
-    ways.set(url, [...(ways.get(url) ?? []), Array.isArray(args[1]) ? 'direct' : 'fastify'])
-    return writeHead.apply(this, args)
-  } as typeof writeHead
-  t.teardown(() => { ServerResponse.prototype.writeHead = writeHead })
-  return ways
-}
 
 /** A request over a real socket (keep-alive): status, raw header lines (names lowercased, no date) and body. */
 async function overSocket (url: string, method = 'GET', headers: Record<string, string> = {}): Promise<{ status: number, headers: string[], body: string }> {
