@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream'
 import { badRequest, CmsError, conflict, notFound, payloadTooLarge } from '../errors.js'
 import { normalizeFileName } from '../slug.js'
 import type { AssetEvent } from '../../types/events.js'
-import { KeyedMutex } from './concurrency.js'
+import { KeyedMutex } from '../mutex.js'
 import { fsyncDir, fsyncFile, tempPathFor } from '../durable.js'
 import { detectMime, inspectFile, type Inspection } from './inspect.js'
 import {

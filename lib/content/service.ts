@@ -23,7 +23,7 @@ import { WriteHooks, type PendingWrite } from './hooks.js'
 import { BodyPool } from './body-pool.js'
 import { JsonMemo, writeJsonText, type JsonText } from './json-memo.js'
 import { applyMergePatch } from './merge-patch.js'
-import { KeyedMutex } from './mutex.js'
+import { KeyedMutex } from '../mutex.js'
 
 /** A response body serialized once, as the UTF-8 bytes that are sent, with its ETag. */
 export interface Rendered {
