@@ -22,7 +22,7 @@ import {
   type StoreLogger, type StoreOptions
 } from './common.js'
 import { fsyncDir, isTempFile } from '../durable.js'
-import { checkBucket, checkSlug, isCollectionName, isScopeName, isSlug } from './names.js'
+import { checkBucket, assertStoredSlug, isCollectionName, isScopeName, isSlug } from './names.js'
 import { FileWriter } from './writer.js'
 import { TransientMap } from '../transient-map.js'
 import type { ListQuery, ValueKind } from '../../types/query.js'
@@ -461,7 +461,7 @@ export class FileStore implements ContentStore {
 
   async delete (scope: Scope, collection: string, slug: string): Promise<boolean> {
     checkBucket(scope, collection)
-    checkSlug(slug)
+    assertStoredSlug(slug)
     const bucket = this.buckets.get(this.bucketKey(scope, collection))
     if (bucket === undefined || bucket.effective(slug) === undefined) return false
     await this.write(bucket, slug, null)
@@ -471,7 +471,7 @@ export class FileStore implements ContentStore {
   private writableBucket (scope: Scope, collection: string, input: EntryInput): Bucket {
     if (!this.opened) throw new Error('the file store is not open')
     checkBucket(scope, collection)
-    checkSlug(input.slug)
+    assertStoredSlug(input.slug)
     if (!isEntryStatus(input.status)) throw new CmsError('BAD_REQUEST', "Status must be 'draft' or 'published'.")
     return this.bucket(scope, collection)
   }

@@ -28,7 +28,7 @@ import {
   CollectionCache, checkUnique, conditionsKey, defaultSortKey, frozenEntry, isEntryStatus, isLookupValue, lookupKind, timestamps,
   indexableFieldRefs, silentLogger, uniqueFieldRefs, type StoreLogger, type StoreOptions
 } from './common.js'
-import { checkBucket, checkSlug, isCollectionName, isSlug } from './names.js'
+import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
 import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
@@ -574,13 +574,13 @@ export class SqliteStore implements ContentStore {
 
   async delete (scope: Scope, collection: string, slug: string): Promise<boolean> {
     checkBucket(scope, collection)
-    checkSlug(slug)
+    assertStoredSlug(slug)
     return await this.enqueue({ kind: 'delete', locale: localeKey(scope), scope, collection, slug }) as boolean
   }
 
   private writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): WriteOperation {
     checkBucket(scope, collection)
-    checkSlug(input.slug)
+    assertStoredSlug(input.slug)
     if (!isEntryStatus(input.status)) throw new CmsError('BAD_REQUEST', "Status must be 'draft' or 'published'.")
     checkUnique(this, scope, collection, input)
     const json = JSON.stringify(input.data)
