@@ -3,12 +3,12 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { INDEX_FILE, OPEN_MARKER } from '../../lib/references/index-file.js'
+import { REFERENCE_INDEX_FILE, OPEN_MARKER } from '../../lib/references/index-file.js'
 import { ReferenceService } from '../../lib/references/service.js'
 import { assertError, eachStore, tempDir, type Env } from '../helper.js'
 import { PUBLIC_URL, seed, setup, type Client } from '../lib/references/app-fixture.js'
 
-const indexFile = (c: Client): string => path.join(c.dataDir, INDEX_FILE)
+const indexFile = (c: Client): string => path.join(c.dataDir, REFERENCE_INDEX_FILE)
 const marker = (c: Client): string => path.join(c.dataDir, OPEN_MARKER)
 
 /** The referrers of an entry, straight from the decorator. */
