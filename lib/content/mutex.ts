@@ -1,6 +1,5 @@
-// Serializes asynchronous tasks per key. The write pipeline takes one key per (environment,
-// collection), so the duplicate-slug and unique checks and the write that follows them cannot
-// interleave with another write to the same collection.
+// Serializes asynchronous tasks per key. The write pipeline takes one key per entry
+// (environment, locale, collection, slug), so the writes to one entry apply in order.
 import { TransientMap } from '../transient-map.js'
 
 export class KeyedMutex {

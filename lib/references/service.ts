@@ -69,7 +69,7 @@ export class ReferenceService {
   async check (scope: Scope, model: CollectionModel, data: Data): Promise<string[]> {
     return await checkReferences(planOf(model), data, scope, {
       hasCollection: c => this.registry.collection(c) !== null,
-      getMany: async (s, c, slugs) => await this.store.getMany(s, c, slugs)
+      getMany: (s, c, slugs) => this.store.getMany(s, c, slugs)
     })
   }
 
@@ -100,8 +100,8 @@ export class ReferenceService {
   }
 
   /** `_resolve` on views of `collection`'s entries, built whole; also expands asset URLs. */
-  async resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean): Promise<Resolved> {
-    return await resolveEntries(views, collection, spec, this.context(scope, seesDrafts))
+  resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean): Promise<Resolved> {
+    return resolveEntries(views, collection, spec, this.context(scope, seesDrafts))
   }
 
   /**
@@ -111,13 +111,14 @@ export class ReferenceService {
    * texts kept per stored entry (for its plan and asset URL base), so an entry is serialized
    * once, not per read. Null when the texts cannot be used: call `resolve` instead.
    */
-  async resolveTexts (
+  resolveTexts (
     entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView, collection: string, spec: ResolveSpec,
     scope: Scope, seesDrafts: boolean, projection: string
   ): Promise<{ texts: JsonText[], collections: Set<string> } | null> {
     const ctx = this.context(scope, seesDrafts)
     const base = `${ctx.assets.publicUrl}\u0000${ctx.assets.environmentParam ?? ''}`
-    return await resolveRootTexts(entries, view, collection, spec, {
+    // Handed on, not awaited here: one promise less on every `_resolve` read.
+    return resolveRootTexts(entries, view, collection, spec, {
       ...ctx,
       leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, base, build),
       rootTexts: {
@@ -133,7 +134,7 @@ export class ReferenceService {
       scope,
       seesDrafts,
       planOf: (c: string) => this.planOf(c),
-      getMany: async (s: Scope, c: string, slugs: readonly string[]) => await this.store.getMany(s, c, slugs),
+      getMany: (s: Scope, c: string, slugs: readonly string[]) => this.store.getMany(s, c, slugs),
       assets: assetUrlBase(this.publicUrl, this.environments, scope.environment)
     }
   }
@@ -193,12 +194,22 @@ export class ReferenceService {
    * Rebuilds run one after the other, in the order of the schema changes.
    */
   async schemasChanged (): Promise<boolean> {
-    const run = this.rebuilds.then(async () => await this.reindexChangedPlans())
+    // Changes from now on are kept for this re-index, whose read of the stored entries may come
+    // after them or miss them: they are applied again once its result is in.
+    const during: EntryChange[] = []
+    this.changedDuringRebuild.add(during)
+    const run = this.rebuilds.then(async () => {
+      try {
+        return await this.reindexChangedPlans(during)
+      } finally {
+        this.changedDuringRebuild.delete(during)
+      }
+    })
     this.rebuilds = run.catch(() => {})
     return await run
   }
 
-  private async reindexChangedPlans (): Promise<boolean> {
+  private async reindexChangedPlans (during: readonly EntryChange[]): Promise<boolean> {
     const index = this.index
     if (index === null) return false
     const now = this.currentPlans()
@@ -207,17 +218,9 @@ export class ReferenceService {
     for (const collection of this.indexedPlans.keys()) if (!now.has(collection)) changed.add(collection)
     this.indexedPlans = now
     if (changed.size === 0) return false
-    // One pass over the stored entries: the changed collections' references, and which targets
-    // exist. The pass may read an entry before a write that lands during it: such writes are
-    // applied again once its result is in.
-    const during: EntryChange[] = []
-    this.changedDuringRebuild.add(during)
-    let partial: ReverseIndex
-    try {
-      partial = await buildIndex(this.store.entries(), c => changed.has(c) ? this.planOf(c) : null, this.defaultEnvironment)
-    } finally {
-      this.changedDuringRebuild.delete(during)
-    }
+    // One pass over the stored entries: the changed collections' references, and which targets exist.
+    const partial = await buildIndex(this.store.entries(), c => changed.has(c) ? this.planOf(c) : null, this.defaultEnvironment)
+    // From here on synchronous: no change can come in before `during` is applied.
     for (const collection of changed) index.removeCollection(collection)
     for (const record of partial.records()) index.set(record.id, record.refs)
     for (const target of partial.targets()) {
