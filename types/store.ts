@@ -44,7 +44,8 @@ export interface EntryInput {
    * boolean) that another entry of the same collection, locale and environment holds at that
    * path rejects with VALIDATION_FAILED, one message per path,
    * `<path>: must be unique; the entry '<slug>' already has this value`; a clash is reported
-   * before create's duplicate slug. Absent or empty: nothing is unique.
+   * before create's duplicate slug, and after update's missing entry. Absent or empty: nothing
+   * is unique.
    */
   unique?: readonly string[]
 }
