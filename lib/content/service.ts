@@ -25,6 +25,7 @@ import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from './mutex.js'
 import { Renderer, type KeepAs, type PageNumbers, type Rendered } from './render.js'
 
+// What the read paths answer; the reply helpers (plugins/content.ts) take the type from here.
 export type { Rendered } from './render.js'
 
 /** What the pipeline asks of references (lib/references/service.ts): its write steps and `_resolve`. */
