@@ -10,8 +10,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * The content pipeline (interface.md "Entries"): create, update, patch, remove, get, list and
-     * slugCheck. `content.hooks.add('check' | 'prepare' | 'written', hook)` is where the
-     * references and cache plugins join the write pipeline (lib/content/hooks.ts).
+     * slugCheck, built from the services it calls by name: the store, the references (reference
+     * check, asset URLs, reverse index, `_resolve`) and the response cache.
      */
     content: ContentService
     /**
@@ -42,6 +42,8 @@ export default fp(async (fastify) => {
   fastify.decorate('content', new ContentService({
     registry: fastify.schemas,
     store: fastify.store,
+    references: fastify.references,
+    cache: fastify.responseCache,
     emit: event => { fastify.events.emit(event) }
   }))
 
@@ -77,7 +79,7 @@ export default fp(async (fastify) => {
     if (ifNoneMatch(this.request.headers['if-none-match'], rendered.etag)) return this.code(304).send()
     return this.type(JSON_TYPE).send(rendered.body)
   })
-}, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales'], fastify: '5.x' })
+}, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales', 'references', 'cache'], fastify: '5.x' })
 
 /**
  * A cached 200, answered from the onRequest hook (no handler has run), written straight to the

@@ -1,4 +1,5 @@
-// The content plugin alone, on a bare instance with stand-ins for the registry and the store.
+// The content plugin alone, on a bare instance with stand-ins for the registry, the store and
+// the references plugin (the real reference service over them), and the real cache plugin.
 import http from 'node:http'
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -6,31 +7,39 @@ import fp from 'fastify-plugin'
 import configPlugin from '../../plugins/config.js'
 import eventsPlugin from '../../plugins/events.js'
 import localesPlugin from '../../plugins/locales.js'
+import cachePlugin from '../../plugins/cache.js'
 import contentPlugin, { routeHasNoSendHooks } from '../../plugins/content.js'
 import { ContentService } from '../../lib/content/service.js'
 import { etagOf } from '../../lib/etag.js'
 import type { CmsEvent } from '../../types/events.js'
 import type { SchemaRegistry } from '../../types/schema.js'
-import { MemoryStore, fakeRegistry, postsModel } from '../fixtures/content-fakes.js'
+import { MemoryStore, fakeRegistry, postsModel, referenceService } from '../fixtures/content-fakes.js'
 import { spyWriteHead, tempDir, testConfig } from '../helper.js'
 
 const admin = { role: 'admin' as const, authenticated: true, invalidKey: false }
 
-async function bare (t: Test): Promise<{ fastify: FastifyInstance, store: MemoryStore }> {
-  const config = testConfig(tempDir(t), { CMS_ENVIRONMENTS: 'main,staging' })
-  const fastify = Fastify()
-  const store = new MemoryStore()
-  await fastify.register(configPlugin, { config })
+/** What the content plugin depends on, on a bare instance: the store and the references are stand-ins. */
+async function dependencies (fastify: FastifyInstance, t: Test, store: MemoryStore): Promise<void> {
+  const registry = fakeRegistry([postsModel()])
+  await fastify.register(configPlugin, { config: testConfig(tempDir(t), { CMS_ENVIRONMENTS: 'main,staging' }) })
   await fastify.register(eventsPlugin)
   await fastify.register(localesPlugin)
-  await fastify.register(fp(async f => { f.decorate('schemas', fakeRegistry([postsModel()]) as SchemaRegistry) }, { name: 'schemas' }))
+  await fastify.register(fp(async f => { f.decorate('schemas', registry as SchemaRegistry) }, { name: 'schemas' }))
   await fastify.register(fp(async f => { f.decorate('store', store) }, { name: 'store' }))
+  await fastify.register(fp(async f => { f.decorate('references', referenceService(registry, store)) }, { name: 'references' }))
+  await fastify.register(cachePlugin)
+}
+
+async function bare (t: Test): Promise<{ fastify: FastifyInstance, store: MemoryStore }> {
+  const fastify = Fastify()
+  const store = new MemoryStore()
+  await dependencies(fastify, t, store)
   await fastify.register(contentPlugin)
   t.teardown(async () => { await fastify.close() })
   return { fastify, store }
 }
 
-t.test('decorates fastify.content, wired to the registry, the store and the event bus', async t => {
+t.test('decorates fastify.content, wired to the registry, the store, the references, the cache and the event bus', async t => {
   const { fastify, store } = await bare(t)
   await fastify.ready()
   t.ok(fastify.content instanceof ContentService)
@@ -38,20 +47,30 @@ t.test('decorates fastify.content, wired to the registry, the store and the even
   fastify.events.on(e => { events.push(e) })
   const scope = fastify.scopeOf({ _environment: 'staging' })
   const written = await fastify.content.create(scope, 'posts', { _slug: 'hello', title: 'Hi' })
-  t.equal(store.get(scope, 'posts', 'hello')?.data.title, 'Hi')
+  t.equal((await store.get(scope, 'posts', 'hello'))?.data.title, 'Hi')
   t.equal(JSON.parse(written.body)._slug, 'hello')
   t.same(events, [{ event: 'content.created', collection: 'posts', slug: 'hello', locale: null, environment: 'staging' }])
-  t.equal(String(fastify.content.get(scope, 'posts', 'hello', admin).body), written.body, 'a write answers the bytes a read gives')
+  t.equal(String((await fastify.content.get(scope, 'posts', 'hello', admin)).body), written.body, 'a write answers the bytes a read gives')
+  t.equal(fastify.responseCache.size, 1, 'the read went through the cache plugin\'s cache')
+  await fastify.content.update(scope, 'posts', 'hello', { title: 'Hey' })
+  t.equal(fastify.responseCache.size, 0, 'which the write discards')
 })
 
-t.test('refuses to load without the store', async t => {
-  const fastify = Fastify()
-  t.teardown(async () => { await fastify.close() })
-  await fastify.register(configPlugin, { config: testConfig(tempDir(t)) })
-  await fastify.register(eventsPlugin)
-  await fastify.register(localesPlugin)
-  await fastify.register(fp(async f => { f.decorate('schemas', fakeRegistry([]) as SchemaRegistry) }, { name: 'schemas' }))
-  await t.rejects(async () => { await fastify.register(contentPlugin) }, /store/)
+t.test('refuses to load without the store, the references or the cache', async t => {
+  for (const missing of ['store', 'references', 'cache']) {
+    const fastify = Fastify()
+    t.teardown(async () => { await fastify.close() })
+    await fastify.register(configPlugin, { config: testConfig(tempDir(t)) })
+    await fastify.register(eventsPlugin)
+    await fastify.register(localesPlugin)
+    const registry = fakeRegistry([])
+    const store = new MemoryStore()
+    await fastify.register(fp(async f => { f.decorate('schemas', registry as SchemaRegistry) }, { name: 'schemas' }))
+    if (missing !== 'store') await fastify.register(fp(async f => { f.decorate('store', store) }, { name: 'store' }))
+    if (missing !== 'references') await fastify.register(fp(async f => { f.decorate('references', referenceService(registry, store)) }, { name: 'references' }))
+    if (missing !== 'cache') await fastify.register(cachePlugin)
+    await t.rejects(async () => { await fastify.register(contentPlugin) }, new RegExp(`'${missing}'`), `without ${missing}`)
+  }
 })
 
 t.test('reply.sendRendered: ETag, Cache-Control, exact bytes, If-None-Match', async t => {
