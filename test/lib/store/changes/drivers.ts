@@ -1,0 +1,82 @@
+// One way to drive either change log in tests (the shared suite and the crash test's child):
+// open it on a data dir as its store would, write changes as its store would (SQLite: inside a
+// transaction; file: begin, durable append, settle), close it.
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { FileChangeLog } from '../../../../lib/store/changes/file.js'
+import { SqliteChangeLog } from '../../../../lib/store/changes/sqlite.js'
+import { createStore } from '../../../../lib/store/index.js'
+import type { StoreLogger } from '../../../../lib/store/common.js'
+import type { Change, ChangeLog } from '../../../../types/changes.js'
+
+export const LOG_KINDS = ['sqlite', 'file'] as const
+export type LogKind = (typeof LOG_KINDS)[number]
+
+export interface LogOptions {
+  retentionDays?: number
+  clock?: () => Date
+  log?: StoreLogger
+  /** The file log only: bring it up to date with the file store's entries after open, as the store will. */
+  reconcile?: boolean
+}
+
+export interface LogDriver {
+  kind: LogKind
+  log: ChangeLog
+  /** One write that lands; its seq. */
+  write: (change: Change) => Promise<number>
+  /** Writes in flight together (one transaction, one group commit); their seqs, in order. */
+  writeAll: (changes: readonly Change[]) => Promise<number[]>
+  close: () => Promise<void>
+}
+
+export async function openLog (kind: LogKind, dataDir: string, options: LogOptions = {}): Promise<LogDriver> {
+  const logOptions = { retentionDays: options.retentionDays ?? 30, clock: options.clock, log: options.log }
+  if (kind === 'sqlite') {
+    const db = new Database(path.join(dataDir, 'lectern.db'))
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = FULL')
+    const log = new SqliteChangeLog(db, logOptions)
+    try {
+      log.open()
+    } catch (err) {
+      db.close()
+      throw err
+    }
+    const writeAll = async (changes: readonly Change[]): Promise<number[]> => db.transaction(() => changes.map(c => log.record(c)))()
+    return {
+      kind,
+      log,
+      write: async change => (await writeAll([change]))[0] as number,
+      writeAll,
+      close: async () => { log.close(); db.close() }
+    }
+  }
+  const log = new FileChangeLog({ dataDir, ...logOptions })
+  await log.open()
+  if (options.reconcile === true) {
+    const store = createStore('file', { dataDir })
+    await store.open()
+    try {
+      await log.reconcile(store.entries())
+    } finally {
+      await store.close()
+    }
+  }
+  const write = async (change: Change): Promise<number> => {
+    const { seq, durable } = log.begin(change)
+    await durable
+    log.settle(seq)
+    return seq
+  }
+  return { kind, log, write, writeAll: async changes => await Promise.all(changes.map(write)), close: async () => { await log.close() } }
+}
+
+/** An upsert of `slug` in the default scope (or the given one), published unless said otherwise, at `at`. */
+export function upsert (slug: string, at: string, more: Partial<Change> = {}): Change {
+  return { environment: 'default', locale: null, collection: 'posts', slug, op: 'upsert', status: 'published', at, ...more }
+}
+
+export function tombstone (slug: string, at: string, more: Partial<Change> = {}): Change {
+  return { environment: 'default', locale: null, collection: 'posts', slug, op: 'delete', status: null, at, ...more }
+}
