@@ -1,11 +1,8 @@
 // One way to drive either change log in tests (the shared suite and the crash test's child):
 // open it on a data dir as its store would, write changes as its store would (SQLite: inside a
-// transaction; file: begin, durable append, settle), close it.
+// transaction; file: begin, durable append, settle), close it. Modules are imported when a log
+// of their kind is opened, so the crash test's child starts fast.
 import path from 'node:path'
-import Database from 'better-sqlite3'
-import { FileChangeLog } from '../../../../lib/store/changes/file.js'
-import { SqliteChangeLog } from '../../../../lib/store/changes/sqlite.js'
-import { createStore } from '../../../../lib/store/index.js'
 import type { StoreLogger } from '../../../../lib/store/common.js'
 import type { Change, ChangeLog } from '../../../../types/changes.js'
 
@@ -33,6 +30,8 @@ export interface LogDriver {
 export async function openLog (kind: LogKind, dataDir: string, options: LogOptions = {}): Promise<LogDriver> {
   const logOptions = { retentionDays: options.retentionDays ?? 30, clock: options.clock, log: options.log }
   if (kind === 'sqlite') {
+    const { default: Database } = await import('better-sqlite3')
+    const { SqliteChangeLog } = await import('../../../../lib/store/changes/sqlite.js')
     const db = new Database(path.join(dataDir, 'lectern.db'))
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = FULL')
@@ -43,18 +42,35 @@ export async function openLog (kind: LogKind, dataDir: string, options: LogOptio
       db.close()
       throw err
     }
-    const writeAll = async (changes: readonly Change[]): Promise<number[]> => db.transaction(() => changes.map(c => log.record(c)))()
+    // As the store does: the writes of one event-loop turn share one transaction.
+    let queue: Array<{ change: Change, resolve: (seq: number) => void, reject: (err: unknown) => void }> = []
+    const flush = (): void => {
+      const batch = queue
+      queue = []
+      try {
+        const seqs = db.transaction(() => batch.map(w => log.record(w.change)))()
+        batch.forEach((w, i) => { w.resolve(seqs[i] as number) })
+      } catch (err) {
+        for (const w of batch) w.reject(err)
+      }
+    }
+    const write = async (change: Change): Promise<number> => await new Promise<number>((resolve, reject) => {
+      if (queue.length === 0) setImmediate(flush)
+      queue.push({ change, resolve, reject })
+    })
     return {
       kind,
       log,
-      write: async change => (await writeAll([change]))[0] as number,
-      writeAll,
+      write,
+      writeAll: async changes => await Promise.all(changes.map(write)),
       close: async () => { log.close(); db.close() }
     }
   }
+  const { FileChangeLog } = await import('../../../../lib/store/changes/file.js')
   const log = new FileChangeLog({ dataDir, ...logOptions })
   await log.open()
   if (options.reconcile === true) {
+    const { createStore } = await import('../../../../lib/store/index.js')
     const store = createStore('file', { dataDir })
     await store.open()
     try {
