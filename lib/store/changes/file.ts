@@ -23,7 +23,7 @@ import {
   COMPACTION_INTERVAL_MS, changeKeyText, changeRecord, checkChange, checkPageArguments, entryChange, isExpiredTombstone,
   recordMatchesEntry, resolveChangeLogOptions, retentionCutoff, type ChangeLogOptions, type ResolvedChangeLogOptions
 } from './common.js'
-import { CHANGE_LOG_FILE, headerLine, parseChangeLog, recordLine } from './format.js'
+import { CHANGE_LOG_FILE, headerLine, parseChangeLog, recordLine, type ParsedChangeLog } from './format.js'
 import { ChangeIndex } from './memory.js'
 import type { Change, ChangeFilter, ChangeLog, ChangePage, ChangeRecord, CompactionResult } from '../../../types/changes.js'
 import type { EntryStatus, StoredLocation } from '../../../types/store.js'
@@ -93,20 +93,31 @@ export class FileChangeLog implements ChangeLog {
     this.horizonSeq = parsed.horizon
     this.last = this.readable = Math.max(parsed.horizon, parsed.records.at(-1)?.seq ?? 0)
     const handle = await open(this.file, 'r+')
-    this.appender = new GroupAppender(handle, parsed.validBytes)
-    if (parsed.damage === 'tail') {
+    const appender = new GroupAppender(handle, parsed.validBytes)
+    this.appender = appender
+    try {
+      await this.repair(handle, parsed.damage, parsed.validBytes)
+      this.lastCompactionCheck = this.options.clock().getTime()
+      const minWaste = parsed.damage === 'middle' ? -1 : this.wasteAllowed()
+      await appender.exclusive(async () => await this.rewrite(minWaste))
+    } catch (err) {
+      this.appender = null
+      await appender.close().catch(() => {})
+      throw err
+    }
+  }
+
+  /** What a crash or damage left: a torn last line is cut off; lost records expire every cursor so far (the rewrite after it persists that). */
+  private async repair (handle: AppendTarget, damage: ParsedChangeLog['damage'], validBytes: number): Promise<void> {
+    if (damage === 'tail') {
       // An append a crash cut short: never acknowledged, never read. Cut it off so appends follow whole lines.
-      await handle.truncate(parsed.validBytes)
+      await handle.truncate(validBytes)
       await handle.datasync()
       this.options.log.warn({ file: CHANGE_LOG_FILE }, 'cut off a change log record left incomplete by a crash')
-    } else if (parsed.damage === 'middle') {
-      // Records readers may have seen are lost: every cursor so far must start again.
+    } else if (damage === 'middle') {
       this.horizonSeq = this.last
       this.options.log.error({ file: CHANGE_LOG_FILE }, 'the change log has damaged records; every sync cursor so far is expired')
     }
-    this.lastCompactionCheck = this.options.clock().getTime()
-    const minWaste = parsed.damage === 'middle' ? -1 : this.wasteAllowed()
-    await this.appender.exclusive(async () => await this.rewrite(minWaste))
   }
 
   /** Waits for appends and compaction under way, then closes the file. */

@@ -20,14 +20,18 @@ export function recordLine (r: ChangeRecord): string {
   return JSON.stringify([r.seq, r.environment, r.locale, r.collection, r.slug, r.op, r.status, r.at]) + '\n'
 }
 
+/** A line's JSON value; undefined when it is not JSON (a torn or damaged line). */
+function jsonOf (text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 /** A record line's text (without its newline) as a record, or null when it is not a whole, valid one. */
 function parseRecordLine (text: string): ChangeRecord | null {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return null
-  }
+  const value = jsonOf(text)
   if (!Array.isArray(value) || value.length !== 8) return null
   const [seq, environment, locale, collection, slug, op, status, at] = value as unknown[]
   const change = { environment, locale, collection, slug, op, status, at }
@@ -76,13 +80,7 @@ export function parseChangeLog (bytes: Buffer): ParsedChangeLog {
 
 /** The horizon a header line gives, or null when it is not a header this version reads. */
 function parseHeader (text: string): number | null {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return null
-  }
-  const header = value as { log?: unknown, version?: unknown, horizon?: unknown } | null
+  const header = jsonOf(text) as { log?: unknown, version?: unknown, horizon?: unknown } | null
   if (header === null || typeof header !== 'object' || header.log !== LOG_NAME) return null
   if (header.version !== FORMAT_VERSION) {
     throw new Error(`${CHANGE_LOG_FILE} has format version ${String(header.version)}; this server understands ${FORMAT_VERSION}`)
