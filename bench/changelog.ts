@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import { FileChangeLog } from '../lib/store/changes/file.js'
 import { SqliteChangeLog } from '../lib/store/changes/sqlite.js'
-import { FileStore } from '../lib/store/file.js'
+import { CONTENT_DIR, FileStore } from '../lib/store/file.js'
 import type { Change } from '../types/changes.js'
 
 const { values: opts } = parseArgs({
@@ -48,7 +48,7 @@ async function measure (concurrency: number, write: (i: number) => Promise<void>
 }
 
 async function fileLog (concurrency: number): Promise<{ perSec: number, cpuUs: number }> {
-  const log = new FileChangeLog({ dataDir: freshDir(), retentionDays: 30 })
+  const log = new FileChangeLog({ dir: freshDir(), retentionDays: 30 })
   await log.open()
   const result = await measure(concurrency, async i => {
     const { seq, durable } = log.begin(change(i))
@@ -91,7 +91,7 @@ async function fileStore (concurrency: number, withLog: 'no' | 'before' | 'paral
   const dataDir = freshDir()
   const store = new FileStore({ dataDir })
   await store.open()
-  const log = new FileChangeLog({ dataDir, retentionDays: 30 })
+  const log = new FileChangeLog({ dir: path.join(dataDir, CONTENT_DIR), retentionDays: 30 })
   await log.open()
   const scope = { environment: 'default', locale: null }
   const result = await measure(concurrency, async i => {

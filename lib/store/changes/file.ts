@@ -28,14 +28,12 @@ import { ChangeIndex } from './memory.js'
 import type { Change, ChangeFilter, ChangeLog, ChangePage, ChangeRecord, CompactionResult } from '../../../types/changes.js'
 import type { EntryStatus, StoredLocation } from '../../../types/store.js'
 
-/** The content folder, as the file store names it (file.ts CONTENT_DIR). */
-const CONTENT_DIR = 'content'
 /** Superseded lines tolerated before a rewrite, whatever the number of live records. */
 const MIN_WASTE = 1000
 
 export interface FileChangeLogOptions extends ChangeLogOptions {
-  /** The data dir: the log is `<dataDir>/content/changes.log`. */
-  dataDir: string
+  /** The file store's content folder (`<data>/content`): the log is `changes.log` in it. */
+  dir: string
 }
 
 /** A change whose record is appended; `durable` resolves once it is on disk. */
@@ -72,7 +70,7 @@ export class FileChangeLog implements ChangeLog {
   private compacting: Promise<unknown> | null = null
 
   constructor (options: FileChangeLogOptions) {
-    this.file = path.join(options.dataDir, CONTENT_DIR, CHANGE_LOG_FILE)
+    this.file = path.join(options.dir, CHANGE_LOG_FILE)
     this.options = resolveChangeLogOptions(options)
   }
 

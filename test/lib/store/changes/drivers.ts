@@ -67,7 +67,7 @@ export async function openLog (kind: LogKind, dataDir: string, options: LogOptio
     }
   }
   const { FileChangeLog } = await import('../../../../lib/store/changes/file.js')
-  const log = new FileChangeLog({ dataDir, ...logOptions })
+  const log = new FileChangeLog({ dir: path.join(dataDir, 'content'), ...logOptions })
   await log.open()
   if (options.reconcile === true) {
     const { createStore } = await import('../../../../lib/store/index.js')

@@ -23,7 +23,7 @@ function recorder (): { log: StoreLogger, lines: Logged[] } {
 }
 
 async function openLog (t: Test, dataDir: string, options: Partial<FileChangeLogOptions> = {}, Log = FileChangeLog): Promise<FileChangeLog> {
-  const log = new Log({ dataDir, retentionDays: 30, ...options })
+  const log = new Log({ dir: path.join(dataDir, 'content'), retentionDays: 30, ...options })
   await log.open()
   t.teardown(() => log.close())
   return log
@@ -150,9 +150,9 @@ t.test('a file that is not a change log, or of another version, is refused', asy
   const dataDir = tempDir(t)
   await fsp.mkdir(path.join(dataDir, 'content'))
   writeFileSync(fileOf(dataDir), 'hello\n')
-  await t.rejects(new FileChangeLog({ dataDir, retentionDays: 30 }).open(), /does not start with a Lectern change log header/)
+  await t.rejects(new FileChangeLog({ dir: path.join(dataDir, 'content'), retentionDays: 30 }).open(), /does not start with a Lectern change log header/)
   writeFileSync(fileOf(dataDir), '{"log":"lectern-changes","version":2,"horizon":0}\n')
-  await t.rejects(new FileChangeLog({ dataDir, retentionDays: 30 }).open(), /has format version 2; this server understands 1/)
+  await t.rejects(new FileChangeLog({ dir: path.join(dataDir, 'content'), retentionDays: 30 }).open(), /has format version 2; this server understands 1/)
   writeFileSync(fileOf(dataDir), '')
   const log = await openLog(t, dataDir)
   t.equal(await log.latestSeq(), 0, 'an empty file is a new log')
@@ -233,11 +233,11 @@ t.test('reconcile replaces records a crash left wrong, and records entries made 
 })
 
 t.test('the log is refused before open and after close', async t => {
-  const log = new FileChangeLog({ dataDir: tempDir(t), retentionDays: 30 })
+  const log = new FileChangeLog({ dir: tempDir(t), retentionDays: 30 })
   t.throws(() => log.begin(upsert('a', AT)), /not open/)
   await log.open()
   await log.close()
   await log.close()
   t.throws(() => log.begin(upsert('a', AT)), /not open/)
-  t.throws(() => new FileChangeLog({ dataDir: '.', retentionDays: 0 }), /retentionDays must be a positive integer/)
+  t.throws(() => new FileChangeLog({ dir: '.', retentionDays: 0 }), /retentionDays must be a positive integer/)
 })
