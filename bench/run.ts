@@ -8,8 +8,8 @@
 // the N per-round ratios), --connections N (default 50),
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
-// --only create,get,list,resolve,transform,admin, --stores sqlite,file, --rows <text,...> (only the rows
-// whose name contains one of these texts; the phases still set up their data).
+// --only create,get,list,resolve,transform,admin, --stores sqlite,file, --rows <regular expression> (only
+// the rows whose name it matches; the phases still set up their data).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http, { type IncomingHttpHeaders } from 'node:http'
@@ -50,9 +50,9 @@ const requestedStores = opts.stores.split(',')
 const STORES = ALL_STORES.filter(store => requestedStores.includes(store))
 if (STORES.length === 0 || STORES.length !== requestedStores.length) throw new Error(`--stores takes ${ALL_STORES.join(',')}; got '${opts.stores}'`)
 
-const ROW_FILTER = opts.rows.split(',').map(text => text.trim()).filter(text => text !== '')
-/** Whether a row is measured: --rows names a part of it, or --rows is not given. */
-const wanted = (name: string): boolean => ROW_FILTER.length === 0 || ROW_FILTER.some(text => name.includes(text))
+const ROW_FILTER = new RegExp(opts.rows)
+/** Whether a row is measured: --rows matches its name (an empty --rows matches every row). */
+const wanted = (name: string): boolean => ROW_FILTER.test(name)
 
 const here = import.meta.dirname
 const serverJs = path.resolve(here, '..', 'server.js')
