@@ -2,7 +2,6 @@
 // the logger and the instance, register the app, wire graceful shutdown, listen.
 import app, { createLogger, lecternServer } from './app.js'
 import { ConfigError, loadConfig, type Config } from './lib/config.js'
-import { keepTickShape } from './lib/ticks.js'
 
 function settings (): Config {
   try {
@@ -18,8 +17,6 @@ function settings (): Config {
 }
 
 async function main (): Promise<void> {
-  // Before the stores load: see lib/ticks.ts.
-  keepTickShape()
   const config = settings()
   const logger = createLogger(config)
   const fastify = lecternServer(config, logger)

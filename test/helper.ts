@@ -46,7 +46,7 @@ export const TS_CHILD_ENV: Env = {
   PATH: process.env.PATH ?? ''
 }
 
-/** A source file's URL, for `import()` in a child's script: `sourceUrl('lib', 'ticks.ts')`. */
+/** A source file's URL, for `import()` in a child's script: `sourceUrl('lib', 'data-lock.ts')`. */
 export function sourceUrl (...segments: string[]): string {
   return pathToFileURL(path.join(ROOT, ...segments)).href
 }
