@@ -2,7 +2,6 @@
 // Tap runs test files in parallel processes, so nothing here is shared between tests.
 import { spawn } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
-import { ServerResponse } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -123,19 +122,3 @@ export function assertError (t: Test, res: LightMyRequestResponse, statusCode: n
 }
 
 export const auth = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` })
-
-/**
- * Records, per URL, how each response head is given to writeHead: a flat list (a cached hit
- * written directly, plugins/content.ts writeHit) or a header object (Fastify's send).
- */
-export function spyWriteHead (t: Test): Map<string, Array<'direct' | 'fastify'>> {
-  const ways = new Map<string, Array<'direct' | 'fastify'>>()
-  const writeHead = ServerResponse.prototype.writeHead
-  ServerResponse.prototype.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    const url = this.req.url ?? ''
-    ways.set(url, [...(ways.get(url) ?? []), Array.isArray(args[1]) ? 'direct' : 'fastify'])
-    return writeHead.apply(this, args)
-  } as typeof writeHead
-  t.teardown(() => { ServerResponse.prototype.writeHead = writeHead })
-  return ways
-}
