@@ -5,12 +5,13 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { Ajv, type AnySchema } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Test } from 'tap'
-import app, { createLogger, lecternServer } from '../app.js'
+import app from '../app.js'
 import { loadConfig, type Config } from '../lib/config.js'
+import { createLogger, serverOptions } from '../lib/server-options.js'
 import { ErrorReply } from '../types/errors.js'
 
 // Autoload must load the .ts sources under tap's TypeScript loader.
@@ -86,7 +87,8 @@ export async function build (t: Test, env: Env = {}, options: BuildOptions = {})
   const dataDir = options.dataDir ?? path.join(tempDir(t), 'data')
   const config = testConfig(dataDir, env)
   // A loaded CI box (tap runs files in parallel) can take longer than the 10 s default to load plugins.
-  const fastify = lecternServer(config, createLogger(config), { pluginTimeout: 60_000 })
+  const logger: FastifyBaseLogger = createLogger(config)
+  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger, pluginTimeout: 60_000 })
   await fastify.register(app, { config })
   await fastify.ready()
   if (options.keepOpen !== true) t.teardown(async () => { await fastify.close() })

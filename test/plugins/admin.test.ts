@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import configPlugin from '../../plugins/config.js'
 import adminPlugin, { defaultAdminDist, projectRoot } from '../../plugins/admin.js'
-import { serverOptions } from '../../app.js'
+import { serverOptions } from '../../lib/server-options.js'
 import { CmsError } from '../../lib/errors.js'
 import { assertError, tempDir, testConfig } from '../helper.js'
 
