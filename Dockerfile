@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# Build stage: native modules (better-sqlite3) compile here; the TypeScript and the admin UI are built.
-FROM node:20-bookworm-slim AS build
+# Node 24 (active LTS; Node 20 is past its end of life). Build stage: native modules
+# (better-sqlite3) compile here; the TypeScript and the admin UI (with its .br/.gz files) are built.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
@@ -11,7 +12,7 @@ COPY . .
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: compiled JavaScript, production dependencies, examples and the admin build only.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     CMS_DATA_DIR=/data \
     CMS_PORT=3000

@@ -519,6 +519,10 @@ async function entriesPhase (store: Store): Promise<void> {
         await compare(`${label}, ${listEntries} entries, cache hit`, store, server, { method: 'GET', path: url },
           { ratio: 0.7, text: '>= 70% of baseline' })
       }
+      // Contract §11: the compressed bytes kept with the cached answer, against a bare Fastify
+      // sending those same bytes with the same headers.
+      await compare(`page of 100, ${listEntries} entries, cache hit, gzip`, store, server, { method: 'GET', path: '/api/content/bench_post?_per_page=100&_page=7' },
+        { ratio: 0.7, text: '>= 70% of baseline' }, { 'accept-encoding': 'gzip' })
       await compare('single GET, cache hit', store, server, { method: 'GET', path: '/api/content/bench_post/entry-42' },
         { ratio: 0.7, text: '>= 70% of baseline' })
       const rss = rssMb(server.child)

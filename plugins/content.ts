@@ -1,8 +1,10 @@
 // The content pipeline (lib/content/service.ts) on the instance, and the two reply helpers its
-// routes answer with: bodies are serialized once by the pipeline, so the ETag hashes the bytes sent.
+// routes answer with: bodies are serialized once by the pipeline, so the ETag hashes the bytes sent
+// (uncompressed: contract §11).
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ContentService, type Rendered } from '../lib/content/service.js'
+import { compress } from '../lib/compression.js'
 import { ifNoneMatch } from '../lib/etag.js'
 
 declare module 'fastify' {
@@ -24,7 +26,8 @@ declare module 'fastify' {
     sendJson: (body: string) => FastifyReply
     /**
      * Sends a rendered read (an entry or a list) with its `ETag` and `Cache-Control: no-cache`,
-     * or a 304 with the `ETag` and no body when `If-None-Match` matches it.
+     * or a 304 with the `ETag` and no body when `If-None-Match` matches it. From 1 KB, compressed
+     * when the request accepts it (see encodingFor), with the ETag of the uncompressed body.
      */
     sendRendered: (rendered: Rendered) => FastifyReply
   }
@@ -71,7 +74,13 @@ export default fp(async (fastify) => {
     if (rendered.release !== undefined) this.raw.once('finish', rendered.release)
     this.header('etag', rendered.etag)
     this.header('cache-control', 'no-cache')
+    const encoding = this.encodingFor(rendered.body.length)
     if (ifNoneMatch(this.request.headers['if-none-match'], rendered.etag)) return this.code(304).send()
-    return this.type(JSON_TYPE).send(rendered.body)
+    this.type(JSON_TYPE)
+    if (encoding === null) return this.send(rendered.body)
+    // A cached answer keeps its compressed copy, so a hit is not compressed again; a pooled body
+    // is sent once, and its compressed copy is made from it before its memory goes back.
+    const bytes = rendered.release === undefined ? fastify.compressedCopies.get(rendered, encoding) : compress(rendered.body, encoding)
+    return this.header('content-encoding', encoding).send(bytes)
   })
-}, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales'], fastify: '5.x' })
+}, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales', 'compression'], fastify: '5.x' })

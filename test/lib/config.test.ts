@@ -25,6 +25,7 @@ t.test('defaults (contract §1)', async t => {
   t.same(c.corsOrigins, [])
   t.equal(c.logLevel, 'info')
   t.equal(c.seed, true)
+  t.equal(c.compression, true)
 })
 
 t.test('every setting is read', async t => {
@@ -49,7 +50,8 @@ t.test('every setting is read', async t => {
     CMS_TRUST_PROXY: 'true',
     CMS_CORS_ORIGINS: 'https://site.example.com,*',
     CMS_LOG_LEVEL: 'warn',
-    CMS_SEED: 'false'
+    CMS_SEED: 'false',
+    CMS_COMPRESSION: 'false'
   }, cwd)
   t.equal(c.port, 8080)
   t.equal(c.host, '127.0.0.1')
@@ -71,6 +73,7 @@ t.test('every setting is read', async t => {
   t.same(c.corsOrigins, ['https://site.example.com', '*'])
   t.equal(c.logLevel, 'warn')
   t.equal(c.seed, false)
+  t.equal(c.compression, false)
 })
 
 t.test('PORT is honoured when CMS_PORT is absent; the public URL follows the port', async t => {
@@ -98,6 +101,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['negative cache size', { CMS_CACHE_MAX: '-1' }, /^CMS_CACHE_MAX: must be a whole number/],
   ['zero body limit', { CMS_BODY_LIMIT: '0' }, /^CMS_BODY_LIMIT: must be between 1/],
   ['bad boolean', { CMS_TRUST_PROXY: 'maybe' }, /^CMS_TRUST_PROXY: must be true or false/],
+  ['bad compression switch', { CMS_COMPRESSION: 'gzip' }, /^CMS_COMPRESSION: must be true or false/],
   ['bad log level', { CMS_LOG_LEVEL: 'loud' }, /^CMS_LOG_LEVEL: must be one of/],
   ['bad CORS origin', { CMS_CORS_ORIGINS: 'nope' }, /^CMS_CORS_ORIGINS: is not a valid URL/]
 ]

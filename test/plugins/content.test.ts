@@ -1,10 +1,12 @@
 // The content plugin alone, on a bare instance with stand-ins for the registry and the store.
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import configPlugin from '../../plugins/config.js'
 import eventsPlugin from '../../plugins/events.js'
 import localesPlugin from '../../plugins/locales.js'
+import compressionPlugin from '../../plugins/compression.js'
 import contentPlugin from '../../plugins/content.js'
 import { ContentService } from '../../lib/content/service.js'
 import { etagOf } from '../../lib/etag.js'
@@ -15,11 +17,12 @@ import { tempDir, testConfig } from '../helper.js'
 
 const admin = { role: 'admin' as const, authenticated: true, invalidKey: false }
 
-async function bare (t: Test): Promise<{ fastify: FastifyInstance, store: MemoryStore }> {
-  const config = testConfig(tempDir(t), { CMS_ENVIRONMENTS: 'main,staging' })
+async function bare (t: Test, env: Record<string, string> = {}): Promise<{ fastify: FastifyInstance, store: MemoryStore }> {
+  const config = testConfig(tempDir(t), { CMS_ENVIRONMENTS: 'main,staging', ...env })
   const fastify = Fastify()
   const store = new MemoryStore()
   await fastify.register(configPlugin, { config })
+  await fastify.register(compressionPlugin)
   await fastify.register(eventsPlugin)
   await fastify.register(localesPlugin)
   await fastify.register(fp(async f => { f.decorate('schemas', fakeRegistry([postsModel()]) as SchemaRegistry) }, { name: 'schemas' }))
@@ -47,6 +50,7 @@ t.test('refuses to load without the store', async t => {
   const fastify = Fastify()
   t.teardown(async () => { await fastify.close() })
   await fastify.register(configPlugin, { config: testConfig(tempDir(t)) })
+  await fastify.register(compressionPlugin)
   await fastify.register(eventsPlugin)
   await fastify.register(localesPlugin)
   await fastify.register(fp(async f => { f.decorate('schemas', fakeRegistry([]) as SchemaRegistry) }, { name: 'schemas' }))
@@ -136,4 +140,62 @@ t.test('a cached hit goes out through Fastify\'s send, as the same answer render
   t.equal(notModified.statusCode, 304)
   t.equal(notModified.body, '')
   t.equal(notModified.headers.etag, rendered.etag)
+})
+
+t.test('reply.sendRendered compresses from 1 KB: br or gzip as accepted, the ETag of the uncompressed body, copies kept', async t => {
+  const { fastify } = await bare(t)
+  const body = JSON.stringify({ items: Array.from({ length: 40 }, (_, i) => ({ _slug: `entry-${i}`, title: `Entry ${i}` })) })
+  const kept = { body: Buffer.from(body), etag: etagOf(body) }
+  let released = 0
+  const pooled = { body: Buffer.from(body), etag: etagOf(body), release: () => { released++ } }
+  const small = { body: Buffer.from('{"a":1}'), etag: etagOf('{"a":1}') }
+  fastify.get('/kept', async (_request, reply) => reply.sendRendered(kept))
+  fastify.get('/pooled', async (_request, reply) => reply.sendRendered(pooled))
+  fastify.get('/small', async (_request, reply) => reply.sendRendered(small))
+
+  for (const [accept, encoding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], [undefined, undefined]] as const) {
+    const res = await fastify.inject({ url: '/kept', headers: accept === undefined ? {} : { 'accept-encoding': accept } })
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['content-encoding'], encoding, `${String(accept)}: ${String(encoding)}`)
+    t.equal(res.headers.vary, 'accept-encoding')
+    t.equal(res.headers.etag, kept.etag, 'the ETag of the uncompressed body')
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+    t.equal(res.headers['content-length'], String(res.rawPayload.length))
+    const bytes = encoding === 'br' ? brotliDecompressSync(res.rawPayload) : encoding === 'gzip' ? gunzipSync(res.rawPayload) : res.rawPayload
+    t.equal(bytes.toString(), body)
+    if (encoding !== undefined) t.same(fastify.compressedCopies.kept(kept, encoding), res.rawPayload, `${encoding}: the bytes sent are the copy kept with the answer`)
+  }
+
+  // A tag given out with one encoding matches in another: 304, with the Vary, without a body.
+  const notModified = await fastify.inject({ url: '/kept', headers: { 'accept-encoding': 'gzip', 'if-none-match': kept.etag } })
+  t.equal(notModified.statusCode, 304)
+  t.equal(notModified.body, '')
+  t.equal(notModified.headers['content-encoding'], undefined)
+  t.equal(notModified.headers.vary, 'accept-encoding')
+
+  const head = await fastify.inject({ method: 'HEAD', url: '/kept', headers: { 'accept-encoding': 'br' } })
+  t.equal(head.body, '')
+  t.equal(head.headers['content-encoding'], 'br')
+  t.equal(head.headers['content-length'], String(fastify.compressedCopies.kept(kept, 'br')?.length))
+
+  const fromPool = await fastify.inject({ url: '/pooled', headers: { 'accept-encoding': 'br' } })
+  t.equal(brotliDecompressSync(fromPool.rawPayload).toString(), body)
+  t.equal(fastify.compressedCopies.kept(pooled, 'br'), undefined, 'a pooled body is sent once: no copy is kept')
+  t.equal(released, 1, 'its memory is released once sent')
+
+  const smallRes = await fastify.inject({ url: '/small', headers: { 'accept-encoding': 'br' } })
+  t.equal(smallRes.headers['content-encoding'], undefined, 'under 1 KB: as it is')
+  t.equal(smallRes.headers.vary, undefined)
+  t.equal(smallRes.body, '{"a":1}')
+})
+
+t.test('reply.sendRendered with CMS_COMPRESSION=false: as rendered, no Vary', async t => {
+  const { fastify } = await bare(t, { CMS_COMPRESSION: 'false' })
+  const body = 'x'.repeat(5000)
+  const rendered = { body: Buffer.from(body), etag: etagOf(body) }
+  fastify.get('/r', async (_request, reply) => reply.sendRendered(rendered))
+  const res = await fastify.inject({ url: '/r', headers: { 'accept-encoding': 'gzip, deflate, br' } })
+  t.equal(res.headers['content-encoding'], undefined)
+  t.equal(res.headers.vary, undefined)
+  t.equal(res.body, body)
 })
