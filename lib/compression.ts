@@ -49,31 +49,28 @@ export function compressStream (encoding: Encoding): Transform {
   return encoding === 'br' ? createBrotliCompress(BROTLI) : createGzip(GZIP)
 }
 
-/** An answer sent again and again (a cached one): its body's bytes. */
-export interface KeptBody {
-  readonly body: Buffer
-}
-
 /**
- * Compressed copies of kept answers, made once per encoding and then sent as they are, so a
- * cache hit does not compress again. Each copy lives as long as its answer (a WeakMap entry):
- * when the response cache lets an answer go, its copies go with it.
+ * Compressed copies of the bodies of kept answers, made once per encoding and then sent as they
+ * are, so a cache hit does not compress again. They are keyed by the body's Buffer, which the
+ * response cache keeps as the answer that was first sent (it stores it in a record of its own),
+ * and each lives as long as that Buffer (a WeakMap entry): when the cache lets an answer go, its
+ * copies go with it. Only for bodies that never change: not pooled memory, which is reused.
  */
 export class CompressedCopies {
-  readonly #copies = new WeakMap<KeptBody, Partial<Record<Encoding, Buffer>>>()
+  readonly #copies = new WeakMap<Buffer, Partial<Record<Encoding, Buffer>>>()
 
-  /** `answer.body` compressed in `encoding`: the kept copy, made now if there is none yet. */
-  get (answer: KeptBody, encoding: Encoding): Buffer {
-    let copies = this.#copies.get(answer)
+  /** `body` compressed in `encoding`: the kept copy, made now if there is none yet. */
+  get (body: Buffer, encoding: Encoding): Buffer {
+    let copies = this.#copies.get(body)
     if (copies === undefined) {
       copies = {}
-      this.#copies.set(answer, copies)
+      this.#copies.set(body, copies)
     }
-    return (copies[encoding] ??= compress(answer.body, encoding))
+    return (copies[encoding] ??= compress(body, encoding))
   }
 
-  /** The copy kept for `answer` in `encoding`, if one was made. */
-  kept (answer: KeptBody, encoding: Encoding): Buffer | undefined {
-    return this.#copies.get(answer)?.[encoding]
+  /** The copy kept for `body` in `encoding`, if one was made. */
+  kept (body: Buffer, encoding: Encoding): Buffer | undefined {
+    return this.#copies.get(body)?.[encoding]
   }
 }

@@ -63,7 +63,7 @@ const NOT_COMPRESSED = new Set([204, 206, 304])
  * at once (with its new Content-Length), a file stream through a compressing stream (when its
  * Content-Length says 1 KB or more, or says nothing).
  */
-const compressReply: onSendHookHandler = function compressReply (_request, reply, payload, done) {
+const compressReply: onSendHookHandler = function compressReply (request, reply, payload, done) {
   const bytes = bodyBytes(reply, payload)
   const type = reply.getHeader('content-type')
   if (bytes === null || NOT_COMPRESSED.has(reply.statusCode) || reply.hasHeader('content-encoding') || typeof type !== 'string' || !compressibleType(type)) {
@@ -78,8 +78,10 @@ const compressReply: onSendHookHandler = function compressReply (_request, reply
   reply.header('content-encoding', encoding)
   if (payload instanceof Readable) {
     reply.removeHeader('content-length')
+    // HEAD: the headers a GET gets; Fastify drains the file without sending it, so it is not compressed.
+    if (request.method === 'HEAD') done(null, payload)
     // An error on either side destroys the other; Fastify answers it on the stream it sends.
-    done(null, pipeline(payload, compressStream(encoding), () => {}))
+    else done(null, pipeline(payload, compressStream(encoding), () => {}))
     return
   }
   const compressed = compress(payload as Buffer | string, encoding)

@@ -78,9 +78,9 @@ export default fp(async (fastify) => {
     if (ifNoneMatch(this.request.headers['if-none-match'], rendered.etag)) return this.code(304).send()
     this.type(JSON_TYPE)
     if (encoding === null) return this.send(rendered.body)
-    // A cached answer keeps its compressed copy, so a hit is not compressed again; a pooled body
-    // is sent once, and its compressed copy is made from it before its memory goes back.
-    const bytes = rendered.release === undefined ? fastify.compressedCopies.get(rendered, encoding) : compress(rendered.body, encoding)
+    // A cached answer's body keeps its compressed copy, so a hit is not compressed again; a
+    // pooled body is sent once, and its copy is made before its memory goes back to the pool.
+    const bytes = rendered.release === undefined ? fastify.compressedCopies.get(rendered.body, encoding) : compress(rendered.body, encoding)
     return this.header('content-encoding', encoding).send(bytes)
   })
 }, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales', 'compression'], fastify: '5.x' })

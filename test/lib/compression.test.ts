@@ -52,18 +52,18 @@ t.test('compress and compressStream: what they give decompresses to the body', a
   }
 })
 
-t.test('CompressedCopies: one copy per answer and encoding, made once', async t => {
+t.test('CompressedCopies: one copy per body and encoding, made once', async t => {
   const copies = new CompressedCopies()
-  const answer = { body: Buffer.from('x'.repeat(4000)) }
-  const other = { body: Buffer.from('y'.repeat(4000)) }
-  t.equal(copies.kept(answer, 'br'), undefined, 'nothing kept before it is asked for')
-  const br = copies.get(answer, 'br')
-  t.equal(decode(br, 'br'), answer.body.toString())
-  t.equal(copies.get(answer, 'br'), br, 'the same bytes the second time: not compressed again')
-  t.equal(copies.kept(answer, 'br'), br)
-  t.equal(copies.kept(answer, 'gzip'), undefined, 'per encoding')
-  const gzip = copies.get(answer, 'gzip')
-  t.equal(decode(gzip, 'gzip'), answer.body.toString())
-  t.equal(decode(copies.get(other, 'br'), 'br'), other.body.toString(), 'per answer')
-  t.equal(copies.get(answer, 'br'), br)
+  const body = Buffer.from('x'.repeat(4000))
+  const other = Buffer.from('y'.repeat(4000))
+  t.equal(copies.kept(body, 'br'), undefined, 'nothing kept before it is asked for')
+  const br = copies.get(body, 'br')
+  t.equal(decode(br, 'br'), body.toString())
+  t.equal(copies.get(body, 'br'), br, 'the same bytes the second time: not compressed again')
+  t.equal(copies.kept(body, 'br'), br)
+  t.equal(copies.kept(body, 'gzip'), undefined, 'per encoding')
+  const gzip = copies.get(body, 'gzip')
+  t.equal(decode(gzip, 'gzip'), body.toString())
+  t.equal(decode(copies.get(other, 'br'), 'br'), other.toString(), 'per body')
+  t.equal(copies.get(body, 'br'), br)
 })

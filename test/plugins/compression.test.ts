@@ -94,6 +94,10 @@ t.test('HEAD: the headers a GET answers, no body', async t => {
   t.equal(head.body, '')
   t.equal(head.headers['content-encoding'], 'br')
   t.equal(head.headers['content-length'], get.headers['content-length'])
+  const stream = await f.inject({ method: 'HEAD', url: '/stream', headers: { 'accept-encoding': 'br' } })
+  t.equal(stream.body, '')
+  t.equal(stream.headers['content-encoding'], 'br', 'a file: the headers of its GET')
+  t.equal(stream.headers['content-length'], undefined)
 })
 
 t.test('CMS_COMPRESSION=false: nothing is compressed, and nothing varies', async t => {

@@ -150,6 +150,7 @@ t.test('reply.sendRendered compresses from 1 KB: br or gzip as accepted, the ETa
   const pooled = { body: Buffer.from(body), etag: etagOf(body), release: () => { released++ } }
   const small = { body: Buffer.from('{"a":1}'), etag: etagOf('{"a":1}') }
   fastify.get('/kept', async (_request, reply) => reply.sendRendered(kept))
+  fastify.get('/stored', async (_request, reply) => reply.sendRendered({ body: kept.body, etag: kept.etag }))
   fastify.get('/pooled', async (_request, reply) => reply.sendRendered(pooled))
   fastify.get('/small', async (_request, reply) => reply.sendRendered(small))
 
@@ -163,8 +164,15 @@ t.test('reply.sendRendered compresses from 1 KB: br or gzip as accepted, the ETa
     t.equal(res.headers['content-length'], String(res.rawPayload.length))
     const bytes = encoding === 'br' ? brotliDecompressSync(res.rawPayload) : encoding === 'gzip' ? gunzipSync(res.rawPayload) : res.rawPayload
     t.equal(bytes.toString(), body)
-    if (encoding !== undefined) t.same(fastify.compressedCopies.kept(kept, encoding), res.rawPayload, `${encoding}: the bytes sent are the copy kept with the answer`)
+    if (encoding !== undefined) t.same(fastify.compressedCopies.kept(kept.body, encoding), res.rawPayload, `${encoding}: the bytes sent are the copy kept with the answer`)
   }
+
+  // The response cache keeps an answer in a record of its own, with the same body: a hit sends
+  // the copy the first answer made.
+  const sent = fastify.compressedCopies.kept(kept.body, 'br')
+  const stored = await fastify.inject({ url: '/stored', headers: { 'accept-encoding': 'br' } })
+  t.same(stored.rawPayload, sent)
+  t.equal(fastify.compressedCopies.kept(kept.body, 'br'), sent, 'the same copy, not a new one')
 
   // A tag given out with one encoding matches in another: 304, with the Vary, without a body.
   const notModified = await fastify.inject({ url: '/kept', headers: { 'accept-encoding': 'gzip', 'if-none-match': kept.etag } })
@@ -176,11 +184,11 @@ t.test('reply.sendRendered compresses from 1 KB: br or gzip as accepted, the ETa
   const head = await fastify.inject({ method: 'HEAD', url: '/kept', headers: { 'accept-encoding': 'br' } })
   t.equal(head.body, '')
   t.equal(head.headers['content-encoding'], 'br')
-  t.equal(head.headers['content-length'], String(fastify.compressedCopies.kept(kept, 'br')?.length))
+  t.equal(head.headers['content-length'], String(fastify.compressedCopies.kept(kept.body, 'br')?.length))
 
   const fromPool = await fastify.inject({ url: '/pooled', headers: { 'accept-encoding': 'br' } })
   t.equal(brotliDecompressSync(fromPool.rawPayload).toString(), body)
-  t.equal(fastify.compressedCopies.kept(pooled, 'br'), undefined, 'a pooled body is sent once: no copy is kept')
+  t.equal(fastify.compressedCopies.kept(pooled.body, 'br'), undefined, 'a pooled body is sent once: no copy is kept')
   t.equal(released, 1, 'its memory is released once sent')
 
   const smallRes = await fastify.inject({ url: '/small', headers: { 'accept-encoding': 'br' } })
