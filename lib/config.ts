@@ -37,6 +37,8 @@ export interface Config {
   corsOrigins: string[]
   logLevel: LogLevel
   seed: boolean
+  /** Responses compressed when the client accepts it (contract §11); off for a proxy that compresses. */
+  compression: boolean
 }
 
 export class ConfigError extends Error {
@@ -175,6 +177,7 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
     trustProxy: boolean(env, 'CMS_TRUST_PROXY', false),
     corsOrigins,
     logLevel: logLevel as LogLevel,
-    seed: boolean(env, 'CMS_SEED', true)
+    seed: boolean(env, 'CMS_SEED', true),
+    compression: boolean(env, 'CMS_COMPRESSION', true)
   }
 }

@@ -26,6 +26,7 @@ t.test('defaults (contract §1)', async t => {
   t.same(c.corsOrigins, [])
   t.equal(c.logLevel, 'info')
   t.equal(c.seed, true)
+  t.equal(c.compression, true)
 })
 
 t.test('every setting is read', async t => {
@@ -51,7 +52,8 @@ t.test('every setting is read', async t => {
     CMS_TRUST_PROXY: 'true',
     CMS_CORS_ORIGINS: 'https://site.example.com,*',
     CMS_LOG_LEVEL: 'warn',
-    CMS_SEED: 'false'
+    CMS_SEED: 'false',
+    CMS_COMPRESSION: 'false'
   }, cwd)
   t.equal(c.port, 8080)
   t.equal(c.host, '127.0.0.1')
@@ -74,6 +76,7 @@ t.test('every setting is read', async t => {
   t.same(c.corsOrigins, ['https://site.example.com', '*'])
   t.equal(c.logLevel, 'warn')
   t.equal(c.seed, false)
+  t.equal(c.compression, false)
 })
 
 t.test('PORT is honoured when CMS_PORT is absent; the public URL follows the port', async t => {
@@ -104,6 +107,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['fractional retention', { CMS_SYNC_RETENTION_DAYS: '1.5' }, /^CMS_SYNC_RETENTION_DAYS: must be a whole number/],
   ['retention past a century', { CMS_SYNC_RETENTION_DAYS: '36501' }, /^CMS_SYNC_RETENTION_DAYS: must be between 1 and 36500/],
   ['bad boolean', { CMS_TRUST_PROXY: 'maybe' }, /^CMS_TRUST_PROXY: must be true or false/],
+  ['bad compression switch', { CMS_COMPRESSION: 'gzip' }, /^CMS_COMPRESSION: must be true or false/],
   ['bad log level', { CMS_LOG_LEVEL: 'loud' }, /^CMS_LOG_LEVEL: must be one of/],
   ['bad CORS origin', { CMS_CORS_ORIGINS: 'nope' }, /^CMS_CORS_ORIGINS: is not a valid URL/]
 ]

@@ -2,6 +2,7 @@
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import compressionPlugin from '../../plugins/compression.js'
 import configPlugin from '../../plugins/config.js'
 import eventsPlugin from '../../plugins/events.js'
 import localesPlugin from '../../plugins/locales.js'
@@ -19,6 +20,7 @@ async function bare (t: Test, env: Env = {}): Promise<{ fastify: FastifyInstance
   const fastify = Fastify()
   const store = new MemoryStore()
   await fastify.register(configPlugin, { config })
+  await fastify.register(compressionPlugin)
   await fastify.register(eventsPlugin)
   await fastify.register(localesPlugin)
   const registry = fakeRegistry([postsModel()])
