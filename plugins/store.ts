@@ -1,6 +1,7 @@
-// The content store (CMS_STORE): opened at registration, closed on close. Collections get their
-// storage location when a schema is created (interface.md Schemas rule 8) and their indexes from
-// every resolved schema: at start and after each schema create or update.
+// The content store (CMS_STORE), with its change log (CMS_SYNC_RETENTION_DAYS): opened at
+// registration, closed on close. Collections get their storage location when a schema is created
+// (interface.md Schemas rule 8) and their indexes from every resolved schema: at start and after
+// each schema create or update.
 import fp from 'fastify-plugin'
 import { createStore } from '../lib/store/index.js'
 import type { SchemaEvent } from '../types/events.js'
@@ -19,6 +20,7 @@ export default fp(async (fastify) => {
     dataDir: config.dataDir,
     environments: config.environments,
     locales: config.locales,
+    syncRetentionDays: config.syncRetentionDays,
     log: fastify.log.child({ component: 'store' })
   })
   await store.open()

@@ -1,7 +1,8 @@
 // Builds the app on its own temporary data dir, the way server.ts does, minus listening.
 // Tap runs test files in parallel processes, so nothing here is shared between tests.
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -69,6 +70,55 @@ export async function evalModule (t: Test, script: string, flags: string[] = [])
   }).finally(() => { closeSync(out) })
   if (code !== 0) throw new Error(`child exited with ${String(code)}: ${stderr}`)
   return readFileSync(outFile, 'utf8')
+}
+
+export interface ServerProcess {
+  child: ChildProcessWithoutNullStreams
+  /** Everything it wrote so far, stdout and stderr. */
+  output: () => string
+  /** Its exit code once it has ended (null when a signal ended it). */
+  exited: Promise<number | null>
+}
+
+/** The real process: server.ts in a child, through the same TypeScript loader tap gave this one, at log level info unless `env` says. */
+export function startServer (env: Env): ServerProcess {
+  const child = spawn(process.execPath, [...TS_CHILD_ARGS, 'server.ts'], {
+    cwd: ROOT,
+    env: { ...TS_CHILD_ENV, FASTIFY_AUTOLOAD_TYPESCRIPT: '1', CMS_LOG_LEVEL: 'info', ...env }
+  })
+  let out = ''
+  child.stdout.on('data', (d: Buffer) => { out += d.toString() })
+  child.stderr.on('data', (d: Buffer) => { out += d.toString() })
+  const exited = new Promise<number | null>(resolve => child.on('exit', code => { resolve(code) }))
+  return { child, output: () => out, exited }
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      srv.close(() => { resolve(port) })
+    })
+    srv.on('error', reject)
+  })
+}
+
+/** Polls /health until it answers 200; fails the test if the process ends or `timeoutMs` passes first. */
+export async function waitForHealth (t: Test, port: number, exited: Promise<number | null>, timeoutMs = 30_000): Promise<void> {
+  const state = { exited: false }
+  void exited.then(() => { state.exited = true })
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline && !state.exited) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`)
+      if (res.status === 200) return
+    } catch {}
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  t.fail('server did not become healthy')
 }
 
 export function testConfig (dataDir: string, env: Env = {}): Config {

@@ -1,48 +1,7 @@
 // The real process: settings errors, start-up on a fresh data dir, graceful shutdown on signals.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { createServer } from 'node:net'
 import path from 'node:path'
-import t, { type Test } from 'tap'
-import { ROOT, TS_CHILD_ARGS, TS_CHILD_ENV, tempDir } from './helper.js'
-
-function start (env: Record<string, string>): { child: ChildProcessWithoutNullStreams, output: () => string, exited: Promise<number | null> } {
-  // server.ts through the same TypeScript loader tap gave this process.
-  const child = spawn(process.execPath, [...TS_CHILD_ARGS, 'server.ts'], {
-    cwd: ROOT,
-    env: { ...TS_CHILD_ENV, FASTIFY_AUTOLOAD_TYPESCRIPT: '1', CMS_LOG_LEVEL: 'info', ...env }
-  })
-  let out = ''
-  child.stdout.on('data', (d: Buffer) => { out += d.toString() })
-  child.stderr.on('data', (d: Buffer) => { out += d.toString() })
-  const exited = new Promise<number | null>(resolve => child.on('exit', code => { resolve(code) }))
-  return { child, output: () => out, exited }
-}
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      srv.close(() => { resolve(port) })
-    })
-    srv.on('error', reject)
-  })
-}
-
-async function waitForHealth (t: Test, port: number, exited: Promise<number | null>): Promise<void> {
-  const state = { exited: false }
-  void exited.then(() => { state.exited = true })
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline && !state.exited) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/health`)
-      if (res.status === 200) return
-    } catch {}
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
-  t.fail('server did not become healthy')
-}
+import t from 'tap'
+import { freePort, startServer as start, tempDir, waitForHealth } from './helper.js'
 
 t.test('a bad setting stops start-up with one clear line and no stack trace', async t => {
   const { exited, output } = start({ CMS_STORE: 'mongo', CMS_DATA_DIR: path.join(tempDir(t), 'data') })

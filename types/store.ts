@@ -15,7 +15,13 @@
 //   No caller needs a lock for these rules, and concurrent writes share commits (SQLite: one
 //   transaction per event-loop turn; file store: parallel fsyncs, ordered per entry).
 // - A store's write methods are the one place where a write commits: whatever must commit with the
-//   entry (the change log) is recorded there.
+//   entry (the change log) is recorded there. Each write that changes an entry gets a `seq` in the
+//   store's change log (`changes`, contract §9), in commit order across the whole store: SQLite
+//   records it in the write's savepoint; the file store appends it durably before the entry file
+//   is renamed into place (and repairs a record a crash cut short at open); PostgreSQL will in the
+//   write's transaction. A write resolves only once its record is durable, so a client that was
+//   answered finds its write in the log, after any restart or crash.
+import type { ChangeLog } from './changes.js'
 import type { ListQuery } from './query.js'
 import type { ResolvedSchema } from './schema.js'
 import type { Scope } from './scope.js'
@@ -53,6 +59,13 @@ export interface EntryInput {
 export interface ListResult {
   items: StoredEntry[]
   total: number
+}
+
+/** What a create or update committed: the entry as stored, and its change's position in the log. */
+export interface StoredWrite {
+  entry: StoredEntry
+  /** The change's `seq` (ChangeRecord.seq): what the write's webhook payload carries. */
+  seq: number
 }
 
 export interface StoredLocation {
@@ -101,10 +114,16 @@ export interface ContentStore {
    */
   revision: (scope: Scope, collection: string) => number
 
-  /** Durable before it resolves. Rejects with VALIDATION_FAILED (unique) or CONFLICT (slug taken). */
-  create: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredEntry>
-  /** Durable before it resolves. Rejects with NOT_FOUND when the entry is missing, or VALIDATION_FAILED (unique). */
-  update: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredEntry>
-  /** Durable before it resolves; false when there was nothing to delete. */
-  delete: (scope: Scope, collection: string, slug: string) => Promise<boolean>
+  /**
+   * The change log's read side (types/changes.ts): each entry key's latest change, tombstones
+   * kept CMS_SYNC_RETENTION_DAYS. Usable between open and close; what `GET /api/sync` reads.
+   */
+  readonly changes: ChangeLog
+
+  /** Durable (entry and change record) before it resolves. Rejects with VALIDATION_FAILED (unique) or CONFLICT (slug taken). */
+  create: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredWrite>
+  /** Durable (entry and change record) before it resolves. Rejects with NOT_FOUND when the entry is missing, or VALIDATION_FAILED (unique). */
+  update: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredWrite>
+  /** Durable (removal and tombstone) before it resolves: the tombstone's seq; null when there was nothing to delete (no record). */
+  delete: (scope: Scope, collection: string, slug: string) => Promise<number | null>
 }

@@ -49,6 +49,8 @@ export interface EntryChange {
   entry: StoredEntry | null
   /** The entry before the change; null after a create. */
   previous: StoredEntry | null
+  /** The change's position in the store's change log (ContentStore.changes). */
+  seq: number
 }
 
 /** An entry about to be written (create or update), validated. */
@@ -128,8 +130,8 @@ export class ContentService {
       const write: PendingWrite = { scope, collection, model, slug, status, data }
       await this.expectNewAndUnique(write) // rule 8
       await this.checkReferences(write) // rule 9
-      const entry = await this.store.create(scope, collection, this.storedInput(write)) // rule 10
-      const change: EntryChange = { operation: 'create', scope, collection, model, slug, entry, previous: null }
+      const { entry, seq } = await this.store.create(scope, collection, this.storedInput(write)) // rule 10
+      const change: EntryChange = { operation: 'create', scope, collection, model, slug, entry, previous: null, seq }
       this.discardCachedResponses(change) // rule 10
       this.references.updateIndex(change) // rule 11
       return this.announce(change, entry) // rule 12
@@ -180,8 +182,8 @@ export class ContentService {
     const write: PendingWrite = { scope, collection, model, slug: previous.slug, status, data }
     await this.expectUnique(write) // rule 6
     await this.checkReferences(write) // rule 6
-    const entry = await this.store.update(scope, collection, this.storedInput(write)) // rule 7
-    const change: EntryChange = { operation: 'update', scope, collection, model, slug: write.slug, entry, previous }
+    const { entry, seq } = await this.store.update(scope, collection, this.storedInput(write)) // rule 7
+    const change: EntryChange = { operation: 'update', scope, collection, model, slug: write.slug, entry, previous, seq }
     this.discardCachedResponses(change) // rule 7
     this.references.updateIndex(change) // rule 7
     return this.announce(change, entry) // rule 8
@@ -193,8 +195,9 @@ export class ContentService {
     const slug = pathSlug(pathSlugValue)
     await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
       const previous = await this.existing(scope, collection, slug) // rule 5
-      if (!await this.store.delete(scope, collection, slug)) throw entryMissing(slug, collection) // rule 4
-      const change: EntryChange = { operation: 'delete', scope, collection, model, slug, entry: null, previous }
+      const seq = await this.store.delete(scope, collection, slug) // rule 4
+      if (seq === null) throw entryMissing(slug, collection)
+      const change: EntryChange = { operation: 'delete', scope, collection, model, slug, entry: null, previous, seq }
       // Rule 3 once the delete has committed: the index must not drop an entry a failed delete kept.
       this.references.updateIndex(change) // rule 3
       this.discardCachedResponses(change) // rule 4
@@ -393,7 +396,17 @@ function entryKey (scope: Scope, collection: string, slug: string): string {
   return `${scope.environment}\u0000${scope.locale ?? ''}\u0000${collection}\u0000${slug}`
 }
 
+/** Contract §6: the change's seq, and the entry's status after and before it (an unpublish is an update from published to draft). */
 function contentEvent (change: EntryChange): ContentEvent {
   const event = change.operation === 'create' ? 'content.created' : change.operation === 'update' ? 'content.updated' : 'content.deleted'
-  return { event, collection: change.collection, slug: change.slug, locale: change.scope.locale, environment: change.scope.environment }
+  return {
+    event,
+    collection: change.collection,
+    slug: change.slug,
+    locale: change.scope.locale,
+    environment: change.scope.environment,
+    seq: change.seq,
+    status: change.entry?.status ?? null,
+    previous_status: change.previous?.status ?? null
+  }
 }

@@ -27,6 +27,8 @@ export interface StoreOptions {
   log?: StoreLogger
   /** The time of a write (tests pass a fixed clock); the system clock by default. */
   clock?: () => Date
+  /** CMS_SYNC_RETENTION_DAYS: days the change log keeps tombstones (default 30). */
+  syncRetentionDays?: number
 }
 
 export const ENTRY_STATUSES: readonly EntryStatus[] = ['draft', 'published']

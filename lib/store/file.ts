@@ -14,6 +14,15 @@
 // in parallel (their fsyncs overlap across the writer threads, folder fsyncs are shared), while
 // writes to one entry are chained so its file and the index always end in the same state.
 // Reads are answered from memory; they return promises because the interface is asynchronous.
+//
+// The change log (`content/changes.log`, changes/file.ts): each write takes its seq in the same
+// synchronous step that registers it, so seqs follow the order writes are decided in (and, per
+// entry, the order they are chained in); its record is appended and made durable before the entry
+// file is written, and the change is settled once the write is over, as it ended; the write
+// resolves once its change is readable (every lower seq is settled too), so an acknowledged write
+// is in the log. A crash between the append and the entry write leaves a record the entry does
+// not match, which the log's reconcile, run at every open with the entries read, replaces by one
+// that does.
 import { readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { CmsError } from '../errors.js'
@@ -25,12 +34,15 @@ import {
 } from './common.js'
 import { fsyncDir, isTempFile } from '../durable.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isScopeName, isSlug } from './names.js'
+import { entryChange, storeChangeLogOptions } from './changes/common.js'
+import { FileChangeLog } from './changes/file.js'
 import { FileWriter } from './writer.js'
 import { TransientMap } from '../transient-map.js'
 import type { ListQuery, ValueKind } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../../types/scope.js'
-import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation } from '../../types/store.js'
+import type { ChangeLog } from '../../types/changes.js'
+import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
 
 export const CONTENT_DIR = 'content'
 /** The folder of entries without a locale (locales off). Never a valid locale name. */
@@ -168,6 +180,8 @@ export class FileStore implements ContentStore {
   private readonly chains = new TransientMap<string, Promise<void>>()
   private readonly writing = new TransientMap<Promise<unknown>, true>()
   private writer = new FileWriter()
+  private readonly changeLog: FileChangeLog
+  /** Orders the writes in flight per entry (InFlight.seq); not the change log's seq. */
   private seq = 0
   private opened = false
   /** ContentStore.revision: the last number handed out, and the one of buckets that do not exist. */
@@ -180,6 +194,11 @@ export class FileStore implements ContentStore {
     this.locales = options.locales ?? []
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
+    this.changeLog = new FileChangeLog({ dir: this.root, ...storeChangeLogOptions(options) })
+  }
+
+  get changes (): ChangeLog {
+    return this.changeLog
   }
 
   // ---- life cycle ---------------------------------------------------------------------------
@@ -226,6 +245,14 @@ export class FileStore implements ContentStore {
       }
     }
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))
+    // With every entry read: records for what a crash cut short, or what was written by hand.
+    await this.changeLog.open()
+    try {
+      await this.changeLog.reconcile(this.entries())
+    } catch (err) {
+      await this.changeLog.close()
+      throw err
+    }
     this.opened = true
   }
 
@@ -233,6 +260,7 @@ export class FileStore implements ContentStore {
     // Writes in flight finish (or fail) before the store lets go.
     while (this.writing.size > 0) await Promise.allSettled([...this.writing.keys()])
     await this.writer.close()
+    await this.changeLog.close()
     this.opened = false
   }
 
@@ -454,31 +482,30 @@ export class FileStore implements ContentStore {
   // Each write's rules are decided and the write registered in flight in one synchronous step
   // (before write()'s first await): no other write can come in between.
 
-  async create (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
+  async create (scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
     const bucket = this.writableBucket(scope, collection, input)
     this.checkUnique(bucket, input)
     if (bucket.effective(input.slug) !== undefined) throw slugTaken(input.slug, collection)
     const at = this.now()
     const rec = record(input.slug, input.status, detach(input.data), at, at)
-    return await this.write(bucket, input.slug, rec)
+    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec) }
   }
 
-  async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
+  async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
     const bucket = this.writableBucket(scope, collection, input)
     const current = bucket.effective(input.slug)
     if (current === undefined) throw entryMissing(input.slug, collection)
     this.checkUnique(bucket, input)
     const rec = record(input.slug, input.status, detach(input.data), current.entry.createdAt, this.now())
-    return await this.write(bucket, input.slug, rec)
+    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec) }
   }
 
-  async delete (scope: Scope, collection: string, slug: string): Promise<boolean> {
+  async delete (scope: Scope, collection: string, slug: string): Promise<number | null> {
     checkBucket(scope, collection)
     assertStoredSlug(slug)
     const bucket = this.buckets.get(this.bucketKey(scope, collection))
-    if (bucket === undefined || bucket.effective(slug) === undefined) return false
-    await this.write(bucket, slug, null)
-    return true
+    if (bucket === undefined || bucket.effective(slug) === undefined) return null
+    return await this.write(bucket, slug, null)
   }
 
   /** EntryInput.unique against committed entries and the writes in flight. */
@@ -495,42 +522,59 @@ export class FileStore implements ContentStore {
   }
 
   /**
-   * Registers the write as in flight (synchronously, before any await), writes the file after
-   * the entry's previous write, then commits it to the index. A failed write leaves the index
-   * as the disk is.
+   * Begins the write's change and registers the write as in flight (synchronously, before any
+   * await), writes the file once the change's record is durable and the entry's previous write
+   * is over, then commits it to the index and settles the change. A failed write leaves the
+   * index as the disk is, and settles its change as the entry is. Returns the change's seq.
    */
-  private async write (bucket: Bucket, slug: string, rec: Record_ | null): Promise<StoredEntry> {
+  private async write (bucket: Bucket, slug: string, rec: Record_ | null): Promise<number> {
+    const key = { environment: bucket.scope.environment, locale: bucket.scope.locale, collection: bucket.collection, slug }
+    const change = this.changeLog.begin(entryChange(key, rec?.entry ?? null, this.now()))
     const seq = ++this.seq
     bucket.inFlight.set(slug, { seq, rec })
     const chainKey = `${this.bucketKey(bucket.scope, bucket.collection)}\u0000${slug}`
     const previous = this.chains.get(chainKey)
-    const text = rec === null ? null : fileText(rec)
-    const name = slug + ENTRY_EXT
     const disk = (async () => {
+      await change.durable
       if (previous !== undefined) await previous
-      if (text === null) {
-        await this.writer.remove(bucket.dir, name)
-      } else {
-        await bucket.ensureDir()
-        try {
-          await this.writer.write(bucket.dir, name, text)
-        } catch (err) {
-          if ((err as { code?: string }).code === 'ENOENT') bucket.forgetDir()
-          throw err
-        }
-      }
+      await this.writeFile(bucket, slug, rec)
     })()
     const tail = disk.then(() => {}, () => {})
     this.chains.set(chainKey, tail)
     this.writing.set(disk, true)
     try {
-      await disk
+      try {
+        await disk
+      } catch (err) {
+        this.changeLog.settle(change.seq, bucket.committed.get(slug)?.entry ?? null)
+        throw err
+      }
       bucket.commit(slug, rec, ++this.lastRevision)
-      return rec?.entry as StoredEntry
+      this.changeLog.settle(change.seq)
+      // As with SQLite, a write resolves once the log shows it: the changes with lower seqs,
+      // finishing in any order, are over too.
+      await change.readable
+      return change.seq
     } finally {
       this.writing.delete(disk)
       if (this.chains.get(chainKey) === tail) this.chains.delete(chainKey)
       if (bucket.inFlight.get(slug)?.seq === seq) bucket.inFlight.delete(slug)
+    }
+  }
+
+  /** The entry's file as `rec` says (atomic, durable), or its removal (null). */
+  private async writeFile (bucket: Bucket, slug: string, rec: Record_ | null): Promise<void> {
+    const name = slug + ENTRY_EXT
+    if (rec === null) {
+      await this.writer.remove(bucket.dir, name)
+      return
+    }
+    await bucket.ensureDir()
+    try {
+      await this.writer.write(bucket.dir, name, fileText(rec))
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ENOENT') bucket.forgetDir()
+      throw err
     }
   }
 }

@@ -1,7 +1,8 @@
 // The SQLite store (CMS_STORE=sqlite): one database file `<data>/lectern.db` in WAL mode, a row
 // per entry keyed by (environment, collection, locale — '' when locales are off, slug) holding
 // the data as JSON text, the status and the timestamps; `entry_search` holds each entry's
-// folded search text for `_q` (values.ts `searchText`).
+// folded search text for `_q` (values.ts `searchText`); `change_log` holds each entry key's latest
+// change (changes/sqlite.ts), recorded in the write's own savepoint, so it commits with the row.
 //
 // Writes: group commit. A write is queued and the queue is committed as one transaction at the
 // end of the event-loop turn (setImmediate), each write in its own savepoint so a failing row
@@ -33,10 +34,13 @@ import {
   slugTaken, timestamps, indexableFieldRefs, silentLogger, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
 } from './common.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
+import { storeChangeLogOptions, type ChangeLogOptions } from './changes/common.js'
+import { SqliteChangeLog } from './changes/sqlite.js'
+import type { Change, ChangeLog } from '../../types/changes.js'
 import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
-import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation } from '../../types/store.js'
+import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
 
 export const DATABASE_FILE = 'lectern.db'
 
@@ -94,15 +98,23 @@ interface DeleteOperation {
   collection: string
   locale: string
   slug: string
+  /** The tombstone's time (what retention counts from). */
+  at: string
 }
 
 type Operation = WriteOperation | DeleteOperation
 
+/** What a write did in its savepoint: the row's created_at (create, update) and its change's seq (null: a delete of nothing). */
+interface Applied {
+  createdAt?: string
+  seq: number | null
+}
+
 interface Pending {
   op: Operation
-  resolve: (value: unknown) => void
+  resolve: (value: Applied) => void
   reject: (err: unknown) => void
-  result?: { ok: true, value: unknown } | { ok: false, error: unknown }
+  result?: { ok: true, value: Applied } | { ok: false, error: unknown }
   /** The row an update or delete changed (for the row cache). */
   rowId?: number
 }
@@ -115,6 +127,9 @@ export class SqliteStore implements ContentStore {
   private readonly file: string
   private readonly log: StoreLogger
   private readonly now: () => string
+  private readonly changeLogOptions: ChangeLogOptions
+  /** Made at open (it needs the database); kept after close, when it refuses every call. */
+  private changeLog: SqliteChangeLog | null = null
   private readonly statements = new Map<string, Statement>()
   /** Per collection until its next write: counts, with what computing them cost (ms). */
   private readonly counts = new CollectionCache<{ count: number, cost: number }>()
@@ -143,6 +158,12 @@ export class SqliteStore implements ContentStore {
     this.file = path.join(options.dataDir, DATABASE_FILE)
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
+    this.changeLogOptions = storeChangeLogOptions(options)
+  }
+
+  get changes (): ChangeLog {
+    if (this.changeLog === null) throw new Error('the SQLite store is not open')
+    return this.changeLog
   }
 
   // ---- life cycle ---------------------------------------------------------------------------
@@ -153,6 +174,7 @@ export class SqliteStore implements ContentStore {
     this.openRevision = ++this.lastRevision
     mkdirSync(path.dirname(this.file), { recursive: true })
     const db = new Database(this.file)
+    let changeLog: SqliteChangeLog
     try {
       db.pragma('journal_mode = WAL')
       // FULL: each COMMIT is on disk before it returns, so a resolved write survives a power cut.
@@ -164,12 +186,16 @@ export class SqliteStore implements ContentStore {
       db.pragma('trusted_schema = ON')
       db.function(INSTANT_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? instant(value) : null))
       this.migrate(db)
+      // After the entries' migration: a new log is back-filled from them.
+      changeLog = new SqliteChangeLog(db, this.changeLogOptions)
+      changeLog.open()
     } catch (err) {
       db.close()
       throw err
     }
     this.db = db
-    this.writeBatch = this.batchTransaction(db)
+    this.changeLog = changeLog
+    this.writeBatch = this.batchTransaction(db, changeLog)
     for (const name of db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND name LIKE 'ix:%'").pluck().all() as string[]) {
       const collection = name.split(':')[1] as string
       const set = this.indexes.get(collection) ?? new Set()
@@ -188,6 +214,7 @@ export class SqliteStore implements ContentStore {
     }
     if (this.analyzeTimer !== null) clearImmediate(this.analyzeTimer)
     this.analyzeTimer = null
+    this.changeLog?.close()
     this.db.close()
     this.db = null
     this.statements.clear()
@@ -558,25 +585,26 @@ export class SqliteStore implements ContentStore {
 
   // ---- writes --------------------------------------------------------------------------------
 
-  async create (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
-    const at = this.now()
-    const op = this.writeOperation('create', scope, collection, input, at)
-    await this.enqueue(op)
-    // The data as stored (and as a later read returns it), detached from the caller's object.
-    return frozenEntry(input.slug, input.status, JSON.parse(op.json), at, at)
+  async create (scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
+    return await this.writeEntry('create', scope, collection, input)
   }
 
-  async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
-    const at = this.now()
-    const op = this.writeOperation('update', scope, collection, input, at)
-    const createdAt = await this.enqueue(op) as string
-    return frozenEntry(input.slug, input.status, JSON.parse(op.json), createdAt, at)
+  async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
+    return await this.writeEntry('update', scope, collection, input)
   }
 
-  async delete (scope: Scope, collection: string, slug: string): Promise<boolean> {
+  async delete (scope: Scope, collection: string, slug: string): Promise<number | null> {
     checkBucket(scope, collection)
     assertStoredSlug(slug)
-    return await this.enqueue({ kind: 'delete', locale: localeKey(scope), scope, collection, slug }) as boolean
+    return (await this.enqueue({ kind: 'delete', locale: localeKey(scope), scope, collection, slug, at: this.now() })).seq
+  }
+
+  private async writeEntry (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
+    const at = this.now()
+    const op = this.writeOperation(kind, scope, collection, input, at)
+    const { createdAt = at, seq } = await this.enqueue(op)
+    // The data as stored (and as a later read returns it), detached from the caller's object.
+    return { entry: frozenEntry(input.slug, input.status, JSON.parse(op.json), createdAt, at), seq: seq as number }
   }
 
   private writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): WriteOperation {
@@ -589,7 +617,7 @@ export class SqliteStore implements ContentStore {
     return { kind, locale: localeKey(scope), scope, collection, slug: input.slug, status: input.status, json, search: searchText(input.data), at, unique }
   }
 
-  private enqueue (op: Operation): Promise<unknown> {
+  private enqueue (op: Operation): Promise<Applied> {
     if (this.db === null) return Promise.reject(new Error('the SQLite store is not open'))
     return new Promise((resolve, reject) => {
       this.queue.push({ op, resolve, reject })
@@ -617,7 +645,7 @@ export class SqliteStore implements ContentStore {
       if (p.rowId !== undefined) this.rows.delete(p.rowId)
       this.keyed.delete(entryKey(p.op.scope.environment, p.op.collection, p.op.locale, p.op.slug))
       // Only a write that changed something: not a create or update that failed in its savepoint, nor a delete of nothing.
-      if (p.result?.ok === true && p.result.value !== false) {
+      if (p.result?.ok === true && p.result.value.seq !== null) {
         this.revisions.set(bucketKey(p.op.scope.environment, p.op.collection, p.op.locale), ++this.lastRevision)
       }
     }
@@ -630,7 +658,7 @@ export class SqliteStore implements ContentStore {
     }
   }
 
-  private batchTransaction (db: SqliteDatabase): (batch: Pending[]) => void {
+  private batchTransaction (db: SqliteDatabase, changeLog: SqliteChangeLog): (batch: Pending[]) => void {
     const insert = db.prepare('INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
     // The collection is written into the SQL, never bound: a bound value compared with the
     // partial indexes' `collection = '<name>'` makes SQLite re-plan the statement at every call.
@@ -645,8 +673,14 @@ export class SqliteStore implements ContentStore {
       checkUniqueHolders(op.unique.map(([path, value]) => [path, this.holder(op.scope.environment, op.collection, op.locale, path, value, op.slug)]))
     }
 
+    // In the write's savepoint, after its row: a rollback takes the record with it.
+    const record = (op: Operation, status: EntryStatus | null): number => {
+      const change: Change = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug, op: status === null ? 'delete' : 'upsert', status, at: op.at }
+      return changeLog.record(change)
+    }
+
     // Nested inside the batch's transaction, each runs in a savepoint: its failure undoes only itself.
-    const apply = db.transaction((p: Pending): unknown => {
+    const apply = db.transaction((p: Pending): Applied => {
       const op = p.op
       const env = op.scope.environment
       switch (op.kind) {
@@ -660,7 +694,7 @@ export class SqliteStore implements ContentStore {
             throw err
           }
           setSearch.run(id, op.search)
-          return undefined
+          return { seq: record(op, op.status) }
         }
         case 'update': {
           const row = update(op.collection).get(op.status, op.at, op.json, env, op.locale, op.slug) as { id: number, created_at: string } | undefined
@@ -669,14 +703,14 @@ export class SqliteStore implements ContentStore {
           checkUnique(op)
           p.rowId = row.id
           setSearch.run(row.id, op.search)
-          return row.created_at
+          return { createdAt: row.created_at, seq: record(op, op.status) }
         }
         case 'delete': {
           const row = remove(op.collection).get(env, op.locale, op.slug) as { id: number } | undefined
-          if (row === undefined) return false
+          if (row === undefined) return { seq: null }
           p.rowId = row.id
           removeSearch.run(row.id)
-          return true
+          return { seq: record(op, null) }
         }
       }
     })

@@ -31,6 +31,9 @@ export function buildPayload (event: CmsEvent, id: string, timestamp: string): W
         slug: event.slug,
         locale: event.locale,
         environment: event.environment,
+        seq: event.seq,
+        status: event.status,
+        previous_status: event.previous_status,
         id,
         timestamp
       }

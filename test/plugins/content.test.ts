@@ -51,7 +51,7 @@ t.test('decorates fastify.content, wired to the registry, the store, the referen
   const written = await fastify.content.create(scope, 'posts', { _slug: 'hello', title: 'Hi' })
   t.equal((await store.get(scope, 'posts', 'hello'))?.data.title, 'Hi')
   t.equal(JSON.parse(written.body)._slug, 'hello')
-  t.same(events, [{ event: 'content.created', collection: 'posts', slug: 'hello', locale: null, environment: 'staging' }])
+  t.same(events, [{ event: 'content.created', collection: 'posts', slug: 'hello', locale: null, environment: 'staging', seq: 1, status: 'published', previous_status: null }])
   t.equal(String((await fastify.content.get(scope, 'posts', 'hello', admin)).body), written.body, 'a write answers the bytes a read gives')
   t.equal(fastify.responseCache.size, 1, 'the read went through the cache plugin\'s cache')
   await fastify.content.update(scope, 'posts', 'hello', { title: 'Hey' })

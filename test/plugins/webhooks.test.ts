@@ -19,9 +19,9 @@ const EVENTS: CmsEvent[] = [
   { event: 'schema.created', name: 'post' },
   { event: 'schema.updated', name: 'post' },
   { event: 'schema.deleted', name: 'post' },
-  { event: 'content.created', collection: 'post', slug: 'hello', locale: null, environment: 'default' },
-  { event: 'content.updated', collection: 'post', slug: 'hello', locale: 'en', environment: 'staging' },
-  { event: 'content.deleted', collection: 'post', slug: 'hello', locale: 'de', environment: 'default' },
+  { event: 'content.created', collection: 'post', slug: 'hello', locale: null, environment: 'default', seq: 1, status: 'draft', previous_status: null },
+  { event: 'content.updated', collection: 'post', slug: 'hello', locale: 'en', environment: 'staging', seq: 2, status: 'draft', previous_status: 'published' },
+  { event: 'content.deleted', collection: 'post', slug: 'hello', locale: 'de', environment: 'default', seq: 3, status: null, previous_status: 'published' },
   { event: 'asset.created', path: '/api/assets/img/a.png', environment: 'default', size: 1234, mime: 'image/png' },
   { event: 'asset.deleted', path: '/api/assets/doc.pdf', environment: 'staging', size: 99, mime: 'application/pdf' }
 ]
@@ -39,7 +39,7 @@ async function bare (t: Test, env: Env): Promise<Built> {
   await app.register(webhooksPlugin)
   // A write route as the real ones are: emit, then reply.
   app.post('/emit', async () => {
-    app.events.emit({ event: 'content.created', collection: 'post', slug: 'x', locale: null, environment: 'default' })
+    app.events.emit({ event: 'content.created', collection: 'post', slug: 'x', locale: null, environment: 'default', seq: 1, status: 'published', previous_status: null })
     return { ok: true }
   })
   await app.ready()
@@ -100,7 +100,7 @@ t.test('the delivery is in the outbox before the reply is sent', async t => {
   await app.register(webhooksPlugin)
   let seen = -1
   app.post('/emit', async () => {
-    app.events.emit({ event: 'content.deleted', collection: 'post', slug: 'x', locale: null, environment: 'default' })
+    app.events.emit({ event: 'content.deleted', collection: 'post', slug: 'x', locale: null, environment: 'default', seq: 2, status: null, previous_status: 'published' })
     // Another connection, as after a crash: the row is committed already.
     const db = new Database(path.join(dataDir, OUTBOX_FILE), { readonly: true })
     seen = (db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE event = 'content.deleted'").get() as { n: number }).n

@@ -429,14 +429,18 @@ eachStore(t, async (t, _store, env) => {
     await created(t, c, 'posts', { _slug: 'Ev One', title: 'T' })
     t.equal((await c.put('posts/ev-one', { title: 'U' })).statusCode, 200)
     t.equal((await c.patch('posts/ev-one', { title: 'V' })).statusCode, 200)
+    t.equal((await c.patch('posts/ev-one', { _status: 'draft' })).statusCode, 200)
     t.equal((await c.del('posts/ev-one')).statusCode, 204)
     const base = { collection: 'posts', slug: 'ev-one', locale: null, environment: 'default' }
-    t.same(c.events, [
-      { event: 'content.created', ...base },
-      { event: 'content.updated', ...base },
-      { event: 'content.updated', ...base },
-      { event: 'content.deleted', ...base }
-    ])
+    t.strictSame(c.events, [
+      { event: 'content.created', ...base, seq: 1, status: 'published', previous_status: null },
+      { event: 'content.updated', ...base, seq: 2, status: 'published', previous_status: 'published' },
+      { event: 'content.updated', ...base, seq: 3, status: 'published', previous_status: 'published' },
+      { event: 'content.updated', ...base, seq: 4, status: 'draft', previous_status: 'published' },
+      { event: 'content.deleted', ...base, seq: 5, status: null, previous_status: 'draft' }
+    ], 'contract §6: each change\'s seq, the status after and before it; an unpublish is an update to draft')
+    t.strictSame((await c.app.store.changes.since(0, 10, { environment: 'default', locale: null })).records.map(r => [r.seq, r.slug, r.op]),
+      [[5, 'ev-one', 'delete']], 'the seq the store\'s log holds for the entry')
     c.events.length = 0
     await c.post('posts', { _slug: 'ev-one', title: '' })
     await c.put('posts/missing', { title: 'x' })

@@ -11,7 +11,7 @@ import {
 import { closedPortUrl, receiver, until } from '../lib/webhooks/receiver.js'
 
 const FAST: Env = { CMS_WEBHOOK_BACKOFF_MS: '1' }
-const contentEvent = (slug: string): CmsEvent => ({ event: 'content.updated', collection: 'post', slug, locale: null, environment: 'default' })
+const contentEvent = (slug: string): CmsEvent => ({ event: 'content.updated', collection: 'post', slug, locale: null, environment: 'default', seq: 1, status: 'published', previous_status: 'published' })
 
 async function deliveries (t: Test, app: FastifyInstance, query = '', headers: Record<string, string> = {}): Promise<DeliveriesReply> {
   const res = await app.inject({ method: 'GET', url: `/api/webhooks/deliveries${query}`, headers })

@@ -1,12 +1,14 @@
 // What every change log implementation shares (types/changes.ts): the checks of a change, the
 // keys, retention, the filter of a read, and the rules a sync reader follows (which op an item
 // gets, whether a cursor has expired). The SQLite query mirrors `matchesChangeFilter`.
-import { isEntryStatus, silentLogger, type StoreLogger } from '../common.js'
+import { isEntryStatus, silentLogger, type StoreLogger, type StoreOptions } from '../common.js'
 import { isCollectionName, isScopeName, isSlug } from '../names.js'
 import type { Change, ChangeFilter, ChangeKey, ChangeRecord } from '../../../types/changes.js'
 import type { EntryStatus } from '../../../types/store.js'
 
 const DAY_MS = 86_400_000
+/** CMS_SYNC_RETENTION_DAYS when not set (contract §9). */
+export const DEFAULT_RETENTION_DAYS = 30
 /** How often, at most, a log looks for tombstones past the retention period on its own. */
 export const COMPACTION_INTERVAL_MS = 3_600_000
 /** The stores' timestamps (common.ts `timestamps`): compared as text, so one fixed form. */
@@ -30,6 +32,11 @@ export function resolveChangeLogOptions (options: ChangeLogOptions): ResolvedCha
   const days = options.retentionDays
   if (!Number.isSafeInteger(days) || days < 1) throw new RangeError('retentionDays must be a positive integer')
   return { retentionDays: days, clock: options.clock ?? (() => new Date()), log: options.log ?? silentLogger }
+}
+
+/** A store's change log options from its own: the retention, its clock and its logger. */
+export function storeChangeLogOptions (options: StoreOptions): ChangeLogOptions {
+  return { retentionDays: options.syncRetentionDays ?? DEFAULT_RETENTION_DAYS, clock: options.clock, log: options.log }
 }
 
 /** One text per entry key. '' stands for "no locale": never a valid locale name. */

@@ -36,10 +36,14 @@ export interface FileChangeLogOptions extends ChangeLogOptions {
   dir: string
 }
 
-/** A change whose record is appended; `durable` resolves once it is on disk. */
+/**
+ * A change whose record is appended; `durable` resolves once it is on disk, `readable` once it
+ * and every lower seq are over (readable by `since`, or never, if its append failed).
+ */
 export interface BegunChange {
   seq: number
   durable: Promise<void>
+  readable: Promise<void>
 }
 
 /** An entry as it is, for `settle` after a failed write: null when there is none. */
@@ -51,6 +55,8 @@ interface Pending {
   /** The append is on disk (`written`) or failed for good (`failed`, never readable). */
   written: boolean
   failed: boolean
+  /** Resolves BegunChange.readable. */
+  over: () => void
 }
 
 export class FileChangeLog implements ChangeLog {
@@ -153,7 +159,9 @@ export class FileChangeLog implements ChangeLog {
   begin (change: Change): BegunChange {
     const appender = this.writable()
     checkChange(change)
-    const item: Pending = { record: changeRecord(++this.last, change), settled: false, written: false, failed: false }
+    let over!: () => void
+    const readable = new Promise<void>(resolve => { over = resolve })
+    const item: Pending = { record: changeRecord(++this.last, change), settled: false, written: false, failed: false, over }
     this.pending.push(item)
     const durable = appender.append(recordLine(item.record)).then(() => {
       item.written = true
@@ -165,7 +173,7 @@ export class FileChangeLog implements ChangeLog {
       throw err
     })
     this.compactIfDue()
-    return { seq: item.record.seq, durable }
+    return { seq: item.record.seq, durable, readable }
   }
 
   /**
@@ -196,6 +204,7 @@ export class FileChangeLog implements ChangeLog {
         this.index.put(item.record)
         this.readable = item.record.seq
       }
+      item.over()
     }
     if (this.head > 1024 && this.head * 2 > this.pending.length) {
       this.pending = this.pending.slice(this.head)

@@ -5,7 +5,9 @@
 // soon as it commits (writes commit on the main thread, so no read sees a transaction half done).
 //
 // A seq is never reused: the next one is above the highest row and the horizon (the highest seq
-// compaction dropped), and a seq a rolled-back savepoint took is simply skipped.
+// compaction dropped), as the database holds them inside the write's transaction (so connections
+// sharing the database, each holding the write lock in turn, hand out seqs in commit order), and a
+// seq a rolled-back savepoint took is simply skipped.
 import type { Database, Statement } from 'better-sqlite3'
 import {
   COMPACTION_INTERVAL_MS, changeRecord, checkChange, checkPageArguments, entryChange, resolveChangeLogOptions, retentionCutoff,
@@ -52,11 +54,12 @@ interface ChangeRow {
 }
 
 /** The statements of an open log, prepared once. */
-function prepare (db: Database): Record<'upsert' | 'maxSeq' | 'getMeta' | 'setMeta' | 'page' | 'pageIn' | 'countExpired' | 'dropExpired', Statement> {
+function prepare (db: Database): Record<'upsert' | 'latest' | 'getMeta' | 'setMeta' | 'page' | 'pageIn' | 'countExpired' | 'dropExpired', Statement> {
   return {
     upsert: db.prepare(`INSERT INTO change_log (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (environment, collection, locale, slug) DO UPDATE SET seq = excluded.seq, op = excluded.op, status = excluded.status, at = excluded.at`),
-    maxSeq: db.prepare('SELECT max(seq) FROM change_log').pluck(),
+    latest: db.prepare(`SELECT max(coalesce((SELECT max(seq) FROM change_log), 0),
+      coalesce((SELECT value FROM change_log_meta WHERE key = 'horizon'), 0))`).pluck(),
     getMeta: db.prepare('SELECT value FROM change_log_meta WHERE key = ?').pluck(),
     setMeta: db.prepare('INSERT OR REPLACE INTO change_log_meta (key, value) VALUES (?, ?)'),
     page: db.prepare(`SELECT ${COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
@@ -103,7 +106,7 @@ export class SqliteChangeLog implements ChangeLog {
         throw new Error(`the change log has version ${version}; this server understands ${CHANGE_LOG_VERSION}`)
       }
       this.horizonSeq = this.meta('horizon') ?? 0
-      this.last = Math.max(this.horizonSeq, this.maxSeq())
+      this.last = this.latest()
       if (version === undefined) {
         backfilled = this.reconcile()
         this.stmt.setMeta.run('version', CHANGE_LOG_VERSION)
@@ -130,7 +133,8 @@ export class SqliteChangeLog implements ChangeLog {
   record (change: Change): number {
     const stmt = this.stmt
     checkChange(change)
-    const seq = ++this.last
+    const seq = Math.max(this.last, this.latest()) + 1
+    this.last = seq
     stmt.upsert.run(seq, change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at)
     this.compactIfDue()
     return seq
@@ -243,12 +247,8 @@ export class SqliteChangeLog implements ChangeLog {
     return this.stmt.getMeta.get(key) as number | undefined
   }
 
-  private maxSeq (): number {
-    return (this.stmt.maxSeq.get() as number | null) ?? 0
-  }
-
-  /** Every committed change is readable: the highest seq stored or dropped. */
+  /** Every committed change is readable: the highest seq stored or dropped, as the database holds them now. */
   private latest (): number {
-    return Math.max(this.horizonSeq, this.maxSeq())
+    return this.stmt.latest.get() as number
   }
 }

@@ -91,7 +91,8 @@ t.test('create: rules in order', async t => {
   t.same(body.tags, ['b'], 'normalized (multi-select)')
   t.match(body.uid, /^[0-9a-f-]{36}$/, 'auto value applied')
   t.same(Object.keys(body), ['_slug', '_status', '_created_at', '_updated_at', 'title', 'uid', 'tags'], 'system fields, then schema order')
-  t.same(events, [{ event: 'content.created', collection: 'posts', slug: 'hello-world', locale: null, environment: 'default' }])
+  t.strictSame(events, [{ event: 'content.created', collection: 'posts', slug: 'hello-world', locale: null, environment: 'default', seq: 1, status: 'published', previous_status: null }],
+    'contract §6: the change\'s seq in the store\'s log, the status after, none before a create')
 
   await rejectsWith(t, service.create(scope, 'posts', { _slug: 'hello-world', title: 'Again' }), 'CONFLICT', /hello-world/)
   const draft = await service.create(scope, 'posts', { _slug: 'd', _status: 'draft', title: 'D' })
@@ -200,7 +201,7 @@ t.test('PUT replaces the fields; readonly and auto fields left out are kept', as
   t.same(put.entry.data, { title: 'New', uid, tags: ['c'] }, 'fields left out are gone, except readonly/auto ones')
   t.equal(put.entry.createdAt, created.entry.createdAt)
   t.not(put.entry.updatedAt, created.entry.updatedAt)
-  t.same(events, [{ event: 'content.updated', collection: 'posts', slug: 'p', locale: null, environment: 'default' }])
+  t.strictSame(events, [{ event: 'content.updated', collection: 'posts', slug: 'p', locale: null, environment: 'default', seq: 2, status: 'draft', previous_status: 'draft' }])
 
   const readonly = await rejectsWith(t, service.update(scope, 'posts', 'p', { uid: 'changed', title: 1 }), 'VALIDATION_FAILED')
   t.same(readonly?.errors, ['uid: is readonly', 'title: is required'], 'readonly and schema problems together')
@@ -241,6 +242,20 @@ t.test('PATCH merges into the stored entry, then follows PUT', async t => {
   t.equal(restored.entry.data.uid, created.entry.data.uid, 'a removed readonly field keeps its stored value, as with PUT')
   t.equal(events.length, 4)
   t.ok(events.every(e => e.event === 'content.updated'))
+  t.strictSame(events.map(e => [e.previous_status, e.status]), [['published', 'published'], ['published', 'draft'], ['draft', 'draft'], ['draft', 'draft']],
+    'the unpublish is an update from published to draft (contract §6)')
+  t.strictSame(events.map(e => e.seq), [2, 3, 4, 5], 'each write\'s own seq')
+})
+
+t.test('an event\'s seq is its change\'s in the store\'s log', async t => {
+  const { service, store, events } = setup()
+  await Promise.all(['a', 'b', 'c'].map(async slug => await service.create(scope, 'posts', { _slug: slug, title: slug })))
+  await service.update(scope, 'posts', 'b', { title: 'B', _status: 'draft' })
+  await service.remove(scope, 'posts', 'a')
+  const records = (await store.changes.since(0, 10, { environment: 'default', locale: null })).records
+  t.strictSame(records.map(r => [r.seq, r.slug, r.op, r.status]), [[3, 'c', 'upsert', 'published'], [4, 'b', 'upsert', 'draft'], [5, 'a', 'delete', null]])
+  t.strictSame(events.slice(2).map(e => [e.seq, e.slug, e.event, e.status]), [[3, 'c', 'content.created', 'published'], [4, 'b', 'content.updated', 'draft'], [5, 'a', 'content.deleted', null]])
+  t.strictSame(events.slice(0, 2).map(e => [e.seq, e.slug]), [[1, 'a'], [2, 'b']], 'concurrent creates: each its own seq')
 })
 
 t.test('DELETE', async t => {
@@ -252,7 +267,8 @@ t.test('DELETE', async t => {
   await rejectsWith(t, service.remove(scope, 'posts', 'missing'), 'NOT_FOUND', /Entry/)
   await service.remove(scope, 'posts', 'p')
   t.equal(await store.get(scope, 'posts', 'p'), undefined)
-  t.same(events, [{ event: 'content.deleted', collection: 'posts', slug: 'p', locale: null, environment: 'default' }])
+  t.strictSame(events, [{ event: 'content.deleted', collection: 'posts', slug: 'p', locale: null, environment: 'default', seq: 2, status: null, previous_status: 'published' }],
+    'a delete: no status after it')
   await rejectsWith(t, service.remove(scope, 'posts', 'p'), 'NOT_FOUND')
 })
 

@@ -51,7 +51,7 @@ t.test('a re-index keeps the writes made while it reads the stored entries; refe
   const answered = referrers()
   const p2 = entry('p2', { author: 'jane' })
   stored.put('posts', p2)
-  const change: EntryChange = { operation: 'create', scope: SCOPE, collection: 'posts', model: models.get('posts') as CollectionModel, slug: 'p2', entry: p2, previous: null }
+  const change: EntryChange = { operation: 'create', scope: SCOPE, collection: 'posts', model: models.get('posts') as CollectionModel, slug: 'p2', entry: p2, previous: null, seq: 2 }
   service.updateIndex(change)
   open()
   t.equal(await reindexing, true, 'the index changed')

@@ -9,11 +9,13 @@ import { parseListQuery } from '../../../lib/query/parse.js'
 import type { StoreOptions } from '../../../lib/store/index.js'
 import type { ResolvedSchema } from '../../../types/schema.js'
 import type { Scope } from '../../../types/scope.js'
-import type { ContentStore, EntryInput } from '../../../types/store.js'
+import type { ChangeFilter, ChangeRecord } from '../../../types/changes.js'
+import type { ContentStore, EntryInput, StoredWrite } from '../../../types/store.js'
 import { tempDir } from '../../helper.js'
 import { allEntries, storeFactories } from '../../fixtures/stores.js'
 
 const scope: Scope = { environment: 'default', locale: null }
+const main: ChangeFilter = { environment: 'default', locale: null }
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 const schema: ResolvedSchema = {
@@ -46,8 +48,19 @@ async function rejectsWith (t: Test, promise: Promise<unknown>, code: string, wh
   }
 }
 
-const slugsOf = (outcomes: Array<PromiseSettledResult<{ slug: string }>>): string[] =>
-  outcomes.map(o => o.status === 'fulfilled' ? o.value.slug : `x:${(o.reason as CmsError).code}`)
+const slugsOf = (outcomes: Array<PromiseSettledResult<unknown>>): string[] =>
+  outcomes.map(o => o.status === 'fulfilled' ? (o.value as StoredWrite).entry.slug : `x:${(o.reason as CmsError).code}`)
+
+/** Every record of the log a filter reads, page by page. */
+async function readLog (store: ContentStore, filter: ChangeFilter = main): Promise<ChangeRecord[]> {
+  const out: ChangeRecord[] = []
+  for (let after = 0; ;) {
+    const page = await store.changes.since(after, 2, filter)
+    out.push(...page.records)
+    after = page.upTo
+    if (!page.more) return out
+  }
+}
 
 for (const factory of storeFactories) {
   t.test(`store=${factory.name}`, async t => {
@@ -61,7 +74,7 @@ for (const factory of storeFactories) {
 
     t.test('create, get, update, delete', async t => {
       const store = await fresh(t)
-      const created = await store.create(scope, 'posts', input('hello', { title: 'Hello', views: 3 }, 'draft'))
+      const { entry: created } = await store.create(scope, 'posts', input('hello', { title: 'Hello', views: 3 }, 'draft'))
       t.same(created, { slug: 'hello', status: 'draft', data: { title: 'Hello', views: 3 }, createdAt: created.createdAt, updatedAt: created.createdAt })
       t.match(created.createdAt, ISO)
       t.same(await store.get(scope, 'posts', 'hello'), created, 'get returns what create returned')
@@ -69,14 +82,14 @@ for (const factory of storeFactories) {
       t.equal(await store.get(scope, 'other', 'hello'), undefined, 'collections are separate')
 
       await new Promise(resolve => setTimeout(resolve, 2))
-      const updated = await store.update(scope, 'posts', input('hello', { title: 'Hi' }))
+      const { entry: updated } = await store.update(scope, 'posts', input('hello', { title: 'Hi' }))
       t.equal(updated.createdAt, created.createdAt, 'update keeps created_at')
       t.ok(updated.updatedAt > created.updatedAt, 'update moves updated_at')
       t.same((await store.get(scope, 'posts', 'hello'))?.data, { title: 'Hi' }, 'update replaces the data')
       t.equal((await store.get(scope, 'posts', 'hello'))?.status, 'published')
 
-      t.equal(await store.delete(scope, 'posts', 'hello'), true)
-      t.equal(await store.delete(scope, 'posts', 'hello'), false, 'nothing left to delete')
+      t.type(await store.delete(scope, 'posts', 'hello'), 'number', 'a delete gives its tombstone\'s seq')
+      t.equal(await store.delete(scope, 'posts', 'hello'), null, 'nothing left to delete')
       t.equal(await store.get(scope, 'posts', 'hello'), undefined)
     })
 
@@ -103,7 +116,7 @@ for (const factory of storeFactories) {
     t.test('entries are frozen and detached from the caller', async t => {
       const store = await fresh(t)
       const data = { title: 'T', nested: { list: [1, 2] }, gone: undefined }
-      const created = await store.create(scope, 'posts', input('x', data))
+      const { entry: created } = await store.create(scope, 'posts', input('x', data))
       data.title = 'changed'
       t.equal((await store.get(scope, 'posts', 'x'))?.data.title, 'T', 'a later change of the input does not leak in')
       t.notOk(Object.hasOwn(created.data, 'gone'), 'undefined values are dropped as JSON does')
@@ -221,7 +234,7 @@ for (const factory of storeFactories) {
         store.delete(scope, 'posts', 'gone'),
         store.create(scope, 'posts', uniqueInput('d', { title: 'Freed' })),
         store.create(scope, 'posts', uniqueInput('e', { title: 'E' }))
-      ] as Array<Promise<{ slug: string }>>)
+      ])
       t.same(outcomes.map((o, i) => i === 6 ? o.status : slugsOf([o])[0]), [
         'a', 'x:VALIDATION_FAILED', 'x:CONFLICT', 'x:NOT_FOUND', 'x:VALIDATION_FAILED', 'x:VALIDATION_FAILED', 'fulfilled', 'd', 'e'
       ])
@@ -282,7 +295,7 @@ for (const factory of storeFactories) {
       await store.create(scope, 'posts', uniqueInput('u', { title: 'U' }))
       r = next('created another', r)
       await rejectsWith(t, store.update(scope, 'posts', uniqueInput('u', { title: 'B' })), 'VALIDATION_FAILED', 'an update to a taken value')
-      t.equal(await store.delete(scope, 'posts', 'nobody'), false)
+      t.equal(await store.delete(scope, 'posts', 'nobody'), null)
       t.equal(now('after writes that changed nothing'), r)
       await store.create(de, 'posts', input('a', { title: 'De' }))
       t.equal(now('a write to another scope'), r)
@@ -302,7 +315,7 @@ for (const factory of storeFactories) {
       const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected')
       t.equal(lost.length, 19)
       t.ok(lost.every(o => (o.reason as CmsError).code === 'CONFLICT'))
-      t.same((await store.get(scope, 'posts', 'race'))?.data, (won[0] as PromiseFulfilledResult<{ data: unknown }>).value.data)
+      t.same((await store.get(scope, 'posts', 'race'))?.data, (won[0] as PromiseFulfilledResult<StoredWrite>).value.entry.data)
       t.equal((await store.list(scope, 'posts', parseListQuery({}, schema, { seesDrafts: true }))).total, 1)
     })
 
@@ -314,7 +327,7 @@ for (const factory of storeFactories) {
       t.same((await store.get(scope, 'posts', 'e'))?.data, { n: 10 })
       const del = store.delete(scope, 'posts', 'e')
       const recreate = store.create(scope, 'posts', input('e', { n: 'again' }))
-      t.equal(await del, true)
+      t.type(await del, 'number')
       await recreate
       await store.close()
       const again = await open(t, dataDir)
@@ -324,7 +337,7 @@ for (const factory of storeFactories) {
     t.test('persistence across close and reopen', async t => {
       const dataDir = path.join(tempDir(t), 'data')
       const first = await open(t, dataDir)
-      const a = await first.create(scope, 'posts', input('a', { title: 'A', list: [1, 'two', { three: 3 }], 'we ird': 'ü😀' }, 'draft'))
+      const { entry: a } = await first.create(scope, 'posts', input('a', { title: 'A', list: [1, 'two', { three: 3 }], 'we ird': 'ü😀' }, 'draft'))
       await first.create({ environment: 'main', locale: 'de' }, 'posts', input('b', { title: 'B' }))
       await first.create(scope, 'posts', input('gone', {}))
       await first.delete(scope, 'posts', 'gone')
@@ -406,6 +419,162 @@ for (const factory of storeFactories) {
       t.equal((await allEntries(store)).length, 0, 'nothing was written')
       t.notOk(existsSync(path.join(dataDir, 'posts')), 'nothing escaped the data dir')
     })
+
+    // ---- the change log (contract §9; types/changes.ts) ------------------------------------
+
+    t.test('change log: every write gets a seq in commit order; a key keeps its latest change; a delete leaves a tombstone', async t => {
+      const store = await fresh(t)
+      const de: Scope = { environment: 'main', locale: 'de' }
+      t.equal(await store.changes.latestSeq(), 0, 'a new store\'s log is empty')
+      const a1 = await store.create(scope, 'posts', input('a', { title: 'A' }, 'draft'))
+      const b = await store.create(de, 'posts', input('b', { title: 'B' }))
+      const a2 = await store.update(scope, 'posts', input('a', { title: 'A2' }))
+      const c = await store.create(scope, 'pages', input('c'))
+      t.ok(a1.seq >= 1 && b.seq > a1.seq && a2.seq > b.seq && c.seq > a2.seq, 'each write awaited before the next was sent has a higher seq')
+      t.same(await readLog(store), [
+        { seq: a2.seq, environment: 'default', locale: null, collection: 'posts', slug: 'a', op: 'upsert', status: 'published', at: a2.entry.updatedAt },
+        { seq: c.seq, environment: 'default', locale: null, collection: 'pages', slug: 'c', op: 'upsert', status: 'published', at: c.entry.updatedAt }
+      ], 'one record per key: its latest change, in seq order, the entry\'s status and updatedAt')
+      t.same((await readLog(store, { environment: 'main', locale: 'de' })).map(r => [r.seq, r.slug]), [[b.seq, 'b']], 'each scope reads its own')
+      t.same((await readLog(store, { ...main, collections: ['pages'] })).map(r => r.slug), ['c'])
+
+      const gone = await store.delete(scope, 'posts', 'a') as number
+      t.ok(gone > c.seq)
+      const tombstone = (await readLog(store)).find(r => r.slug === 'a')
+      t.match(tombstone, { seq: gone, op: 'delete', status: null, at: ISO }, 'a tombstone, with the time of the delete')
+      t.equal(await store.changes.latestSeq(), gone)
+
+      await rejectsWith(t, store.create(scope, 'pages', input('c')), 'CONFLICT', 'a taken slug')
+      await rejectsWith(t, store.update(scope, 'posts', input('a')), 'NOT_FOUND', 'an update of nothing')
+      t.equal(await store.delete(scope, 'posts', 'a'), null, 'a delete of nothing')
+      await store.create(scope, 'posts', uniqueInput('u', { title: 'U' }))
+      const latest = await store.changes.latestSeq()
+      await rejectsWith(t, store.create(scope, 'posts', uniqueInput('v', { title: 'U' })), 'VALIDATION_FAILED', 'a taken value')
+      t.equal(await store.changes.latestSeq(), latest, 'a refused write records nothing')
+      t.notOk((await readLog(store)).some(r => r.slug === 'v'))
+      const again = await store.create(scope, 'posts', input('a', { title: 'Again' }))
+      t.match((await readLog(store)).at(-1), { seq: again.seq, slug: 'a', op: 'upsert' }, 'a re-created entry replaces its tombstone')
+      t.equal(await store.changes.horizon(), 0, 'nothing compacted')
+    })
+
+    t.test('change log: writes in flight together get distinct seqs, each readable once its write resolves', async t => {
+      const store = await fresh(t)
+      await store.create(scope, 'posts', input('held'))
+      const writes: Array<Promise<number | null>> = []
+      for (let i = 0; i < 40; i++) {
+        const slug = `w${i % 10}`
+        const write = i < 10
+          ? store.create(scope, 'posts', input(slug, { i }))
+          : i < 30 ? store.update(scope, 'posts', input(slug, { i }, i % 2 === 0 ? 'draft' : 'published')) : store.delete(scope, 'posts', slug)
+        writes.push((async () => {
+          const result = await write
+          const seq = typeof result === 'number' || result === null ? result : result.seq
+          // Readable as soon as its write resolves: the log never lags behind an acknowledged write.
+          if (seq !== null && await store.changes.latestSeq() < seq) t.fail(`seq ${seq} resolved before it was readable`)
+          return seq
+        })())
+      }
+      const seqs = await Promise.all(writes)
+      t.equal(new Set(seqs).size, 40, 'forty writes, forty seqs')
+      t.ok(seqs.every(s => s !== null && s > 1))
+      // Writes to one entry commit in the order they were sent.
+      for (let k = 0; k < 10; k++) {
+        const own = [k, k + 10, k + 20, k + 30].map(i => seqs[i] as number)
+        t.same(own, [...own].sort((x, y) => x - y), `w${k}: in the order sent`)
+      }
+      const records = await readLog(store)
+      t.same(records.map(r => [r.slug, r.seq, r.op]), [
+        ['held', 1, 'upsert'],
+        ...Array.from({ length: 10 }, (_, k) => [`w${k}`, seqs[k + 30], 'delete']).sort((x, y) => (x[1] as number) - (y[1] as number))
+      ], 'the latest change of each key, in seq order')
+    })
+
+    t.test('change log: paged reads', async t => {
+      const store = await fresh(t)
+      for (let i = 0; i < 7; i++) await store.create(scope, 'posts', input(`p${i}`))
+      const first = await store.changes.since(0, 3, main)
+      t.same(first.records.map(r => r.slug), ['p0', 'p1', 'p2'])
+      t.ok(first.more)
+      t.equal(first.upTo, first.records[2]?.seq)
+      const rest = await store.changes.since(first.upTo, 10, main)
+      t.same(rest.records.map(r => r.slug), ['p3', 'p4', 'p5', 'p6'])
+      t.notOk(rest.more)
+      t.equal(rest.upTo, await store.changes.latestSeq())
+      await store.update(scope, 'posts', input('p1', {}, 'draft'))
+      t.same((await store.changes.since(rest.upTo, 10, main)).records.map(r => [r.slug, r.status]), [['p1', 'draft']], 'a changed entry is met again after the position')
+    })
+
+    t.test('change log: it survives close and reopen, and seqs go on above it', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      const first = await open(t, dataDir)
+      await first.create(scope, 'posts', input('a'))
+      await first.create({ environment: 'staging', locale: 'en' }, 'posts', input('b', {}, 'draft'))
+      await first.create(scope, 'posts', input('c'))
+      await first.delete(scope, 'posts', 'c')
+      // Issued right before close: close waits for it, record included.
+      const last = first.update(scope, 'posts', input('a', { title: 'Last' }, 'draft'))
+      await first.close()
+      const { seq } = await last
+      const second = await open(t, dataDir)
+      const records = await readLog(second)
+      t.same(records.map(r => [r.slug, r.op, r.status]), [['c', 'delete', null], ['a', 'upsert', 'draft']])
+      t.equal(records.at(-1)?.seq, seq)
+      t.equal(await second.changes.latestSeq(), seq)
+      t.same((await readLog(second, { environment: 'staging', locale: 'en' })).map(r => r.slug), ['b'])
+      const next = await second.create(scope, 'posts', input('d'))
+      t.equal(next.seq, seq + 1, 'the next seq follows the last one')
+    })
+
+    t.test('change log: tombstones are kept CMS_SYNC_RETENTION_DAYS, then compaction moves the horizon', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      let now = Date.parse('2025-03-01T00:00:00.000Z')
+      const clock = (): Date => new Date(now)
+      const store = await open(t, dataDir, { clock, syncRetentionDays: 2 })
+      await store.create(scope, 'posts', input('kept'))
+      await store.create(scope, 'posts', input('old'))
+      const old = await store.delete(scope, 'posts', 'old') as number
+      now += 86_400_000
+      await store.create(scope, 'posts', input('young'))
+      const young = await store.delete(scope, 'posts', 'young') as number
+      now += 86_400_000 + 1
+      t.same(await store.changes.compact(), { dropped: 1, horizon: old }, 'only the tombstone older than two days')
+      t.same((await readLog(store)).map(r => [r.slug, r.op]), [['kept', 'upsert'], ['young', 'delete']], 'entries\' records are never dropped')
+      t.equal(await store.changes.horizon(), old)
+      t.equal(await store.changes.latestSeq(), young)
+      await store.close()
+      const reopened = await open(t, dataDir, { clock, syncRetentionDays: 2 })
+      t.equal(await reopened.changes.horizon(), old, 'the horizon survives a restart')
+      now += 86_400_000
+      t.same(await reopened.changes.compact(), { dropped: 1, horizon: young })
+      t.same(await readLog(reopened), (await readLog(reopened)).filter(r => r.op === 'upsert'))
+      t.ok((await reopened.create(scope, 'posts', input('next'))).seq > young, 'a seq compaction dropped is never handed out again')
+    })
+
+    t.test('change log: a closed store\'s log is refused', async t => {
+      const store = await fresh(t)
+      await store.create(scope, 'posts', input('a'))
+      await store.close()
+      await t.rejects(store.changes.latestSeq(), /not open/)
+      await store.open()
+      t.equal(await store.changes.latestSeq(), 1, 'and usable again once reopened')
+    })
+
+    if (factory.sharesData) {
+      t.test('change log: two stores on one database hand out seqs in commit order, never twice', async t => {
+        const dataDir = path.join(tempDir(t), 'data')
+        const one = await open(t, dataDir)
+        const two = await open(t, dataDir)
+        const seqs: number[] = []
+        for (let i = 0; i < 6; i++) {
+          const [x, y] = await Promise.all([one.create(scope, 'posts', input(`one-${i}`)), two.create(scope, 'posts', input(`two-${i}`))])
+          seqs.push(x.seq, y.seq)
+        }
+        t.equal(new Set(seqs).size, 12)
+        const records = await readLog(one)
+        t.same(records.map(r => r.seq).sort((a, b) => a - b), [...seqs].sort((a, b) => a - b), 'each the other\'s records too')
+        t.equal(await two.changes.latestSeq(), Math.max(...seqs))
+      })
+    }
 
     t.test('ensureCollection and prepareCollection', async t => {
       const store = await fresh(t)

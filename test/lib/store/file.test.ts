@@ -63,7 +63,7 @@ t.test('file store: file layout', async t => {
   const store = createStore('file', { dataDir })
   await store.open()
   t.teardown(() => store.close())
-  const entry = await store.create({ environment: 'default', locale: null }, 'posts', input('hello', { title: 'Hi', _slug: 'not-special' }))
+  const { entry } = await store.create({ environment: 'default', locale: null }, 'posts', input('hello', { title: 'Hi', _slug: 'not-special' }))
   await store.create({ environment: 'default', locale: 'fr' }, 'posts', input('bonjour', { title: 'Salut' }))
   const text = readFileSync(path.join(dataDir, 'content', 'default', 'posts', '_', 'hello.json'), 'utf8')
   t.equal(text, JSON.stringify({ status: 'published', created_at: entry.createdAt, updated_at: entry.updatedAt, data: { title: 'Hi', _slug: 'not-special' } }, null, 2) + '\n', 'pretty-printed; the slug is the file name')
@@ -81,8 +81,13 @@ t.test('file store: a failed write leaves the index as the disk is', async t => 
   rmSync(path.join(dataDir, 'content', 'default', 'posts'), { recursive: true, force: true })
   await t.rejects(store.create(scope, 'posts', input('b', { n: 2 })), { code: 'ENOENT' })
   t.equal(await store.get(scope, 'posts', 'b'), undefined, 'the failed create is not visible')
-  await store.create(scope, 'posts', { ...input('b', { n: 2 }), unique: ['n'] })
+  const records = async (): Promise<string[]> =>
+    (await store.changes.since(0, 10, { environment: 'default', locale: null })).records.map(r => `${r.seq}:${r.slug}:${r.op}`)
+  t.same(await records(), ['1:a:upsert', '2:b:delete'], 'its change is settled as the entry is: absent')
+  const { seq } = await store.create(scope, 'posts', { ...input('b', { n: 2 }), unique: ['n'] })
   t.pass('nor does it hold its slug or its unique value')
+  t.equal(seq, 3)
+  t.same(await records(), ['1:a:upsert', '3:b:upsert'], 'and the log goes on after it')
   t.ok(existsSync(path.join(dataDir, 'content', 'default', 'posts', '_', 'b.json')), 'the folder is made again')
 })
 

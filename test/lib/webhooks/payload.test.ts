@@ -16,16 +16,21 @@ t.test('every event name of contract §6', async t => {
 t.test('payloads carry exactly the fields of interface.md and contract §6, plus id and timestamp', async t => {
   t.same(buildPayload({ event: 'schema.updated', name: 'post' }, id, timestamp),
     { event: 'schema.updated', name: 'post', id, timestamp })
-  t.same(buildPayload({ event: 'content.created', collection: 'post', slug: 'hello', locale: null, environment: 'default' }, id, timestamp),
-    { event: 'content.created', collection: 'post', slug: 'hello', locale: null, environment: 'default', id, timestamp })
+  t.same(buildPayload({ event: 'content.created', collection: 'post', slug: 'hello', locale: null, environment: 'default', seq: 7, status: 'draft', previous_status: null }, id, timestamp),
+    { event: 'content.created', collection: 'post', slug: 'hello', locale: null, environment: 'default', seq: 7, status: 'draft', previous_status: null, id, timestamp })
+  // An unpublish (contract §6): an update from published to draft.
+  t.same(buildPayload({ event: 'content.updated', collection: 'post', slug: 'hello', locale: 'en', environment: 'staging', seq: 8, status: 'draft', previous_status: 'published' }, id, timestamp),
+    { event: 'content.updated', collection: 'post', slug: 'hello', locale: 'en', environment: 'staging', seq: 8, status: 'draft', previous_status: 'published', id, timestamp })
+  t.same(buildPayload({ event: 'content.deleted', collection: 'post', slug: 'hello', locale: null, environment: 'default', seq: 9, status: null, previous_status: 'draft' }, id, timestamp),
+    { event: 'content.deleted', collection: 'post', slug: 'hello', locale: null, environment: 'default', seq: 9, status: null, previous_status: 'draft', id, timestamp })
   t.same(buildPayload({ event: 'asset.deleted', path: '/api/assets/a.png', environment: 'staging', size: 12, mime: 'image/png' }, id, timestamp),
     { event: 'asset.deleted', path: '/api/assets/a.png', environment: 'staging', size: 12, mime: 'image/png', id, timestamp })
 })
 
 t.test('nothing an emitter attaches beyond the contract reaches a receiver', async t => {
-  const event = { event: 'content.deleted', collection: 'post', slug: 'x', locale: 'en', environment: 'default', data: { secret: 1 } } as CmsEvent
+  const event = { event: 'content.deleted', collection: 'post', slug: 'x', locale: 'en', environment: 'default', seq: 3, status: null, previous_status: 'published', data: { secret: 1 } } as CmsEvent
   const payload = buildPayload(event, id, timestamp)
-  t.same(Object.keys(payload).sort(), ['collection', 'environment', 'event', 'id', 'locale', 'slug', 'timestamp'])
+  t.same(Object.keys(payload).sort(), ['collection', 'environment', 'event', 'id', 'locale', 'previous_status', 'seq', 'slug', 'status', 'timestamp'])
   t.notMatch(JSON.stringify(payload), /secret/)
 })
 

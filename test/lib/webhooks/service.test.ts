@@ -8,7 +8,7 @@ import type { CmsEvent } from '../../../types/events.js'
 import { tempDir } from '../../helper.js'
 import { closedPortUrl, receiver, until } from './receiver.js'
 
-const created: CmsEvent = { event: 'content.created', collection: 'post', slug: 'hello', locale: null, environment: 'default' }
+const created: CmsEvent = { event: 'content.created', collection: 'post', slug: 'hello', locale: null, environment: 'default', seq: 1, status: 'published', previous_status: null }
 
 function service (t: Test, options: Partial<WebhookServiceOptions> & { urls: string[] }, start = true): WebhookService {
   const s = new WebhookService({

@@ -13,7 +13,7 @@ export interface LogOptions {
   retentionDays?: number
   clock?: () => Date
   log?: StoreLogger
-  /** The file log only: bring it up to date with the file store's entries after open, as the store will. */
+  /** The file log only: bring it up to date with the file store's entries first, as the store does at every open. */
   reconcile?: boolean
 }
 
@@ -66,19 +66,16 @@ export async function openLog (kind: LogKind, dataDir: string, options: LogOptio
       close: async () => { log.close(); db.close() }
     }
   }
+  if (options.reconcile === true) {
+    // The store reconciles its log at open: open one on the data dir, then let go of it.
+    const { createStore } = await import('../../../../lib/store/index.js')
+    const store = createStore('file', { dataDir, syncRetentionDays: logOptions.retentionDays, clock: logOptions.clock, log: logOptions.log })
+    await store.open()
+    await store.close()
+  }
   const { FileChangeLog } = await import('../../../../lib/store/changes/file.js')
   const log = new FileChangeLog({ dir: path.join(dataDir, 'content'), ...logOptions })
   await log.open()
-  if (options.reconcile === true) {
-    const { createStore } = await import('../../../../lib/store/index.js')
-    const store = createStore('file', { dataDir })
-    await store.open()
-    try {
-      await log.reconcile(store.entries())
-    } finally {
-      await store.close()
-    }
-  }
   const write = async (change: Change): Promise<number> => {
     const { seq, durable } = log.begin(change)
     await durable

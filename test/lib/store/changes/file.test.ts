@@ -1,6 +1,6 @@
 // What only the file store's change log does: readability in seq order across parallel entry
 // writes, settling a failed write, a torn or damaged file, group commit, rewrites, reconcile.
-import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import * as fsp from 'node:fs/promises'
 import path from 'node:path'
 import t, { type Test } from 'tap'
@@ -200,26 +200,47 @@ t.test('a rewrite keeps records appended but not yet readable', async t => {
 
 t.test('reconcile replaces records a crash left wrong, and records entries made or removed behind the log', async t => {
   const dataDir = tempDir(t)
-  const store = createStore('file', { dataDir })
-  await store.open()
   const scope = { environment: 'default', locale: null }
-  const kept = await store.create(scope, 'posts', { slug: 'kept', status: 'published', data: {} })
-  const changed = await store.create(scope, 'posts', { slug: 'changed', status: 'published', data: {} })
-  await store.create(scope, 'posts', { slug: 'removed', status: 'published', data: {} })
+  const entries = [
+    { scope, collection: 'posts', entry: { slug: 'kept', status: 'published' as const, data: {}, createdAt: AT, updatedAt: '2025-01-02T00:00:00.000Z' } },
+    { scope, collection: 'posts', entry: { slug: 'changed', status: 'published' as const, data: {}, createdAt: AT, updatedAt: '2025-01-03T00:00:00.000Z' } }
+  ]
   const log = await openLog(t, dataDir)
-  t.equal(await log.reconcile(store.entries()), 3, 'back-fill')
+  t.equal(await log.reconcile([...entries, { scope, collection: 'posts', entry: { ...entries[0]!.entry, slug: 'removed' } }]), 3, 'back-fill')
   // An update whose append landed and whose entry write did not (a crash between them).
   await write(log, upsert('changed', '2030-01-01T00:00:00.000Z', { status: 'draft' }))
-  await store.delete(scope, 'posts', 'removed')
-  await log.close()
-  const hand = path.join(dataDir, 'content', 'default', 'posts', '_', 'handmade.json')
-  writeFileSync(hand, JSON.stringify({ status: 'draft', created_at: AT, updated_at: AT, data: {} }))
+  t.equal(await log.reconcile(entries), 2, 'the entry as it is; a tombstone for the one gone')
+  const records = (await log.since(0, 10, main)).records
+  t.strictSame(records.map(r => [r.seq, r.slug, r.op, r.status, r.at]), [
+    [1, 'kept', 'upsert', 'published', '2025-01-02T00:00:00.000Z'],
+    [5, 'changed', 'upsert', 'published', '2025-01-03T00:00:00.000Z'],
+    [6, 'removed', 'delete', null, records[2]?.at]
+  ], 'in the order of their times: the entry\'s, then now')
+  t.ok((records[2]?.at ?? '') > '2025-01-03')
+  t.equal(await log.reconcile(entries), 0, 'nothing left to do')
+})
+
+t.test('the file store reconciles its log at every open: a crash between append and entry write, files changed while it was stopped', async t => {
+  const dataDir = tempDir(t)
+  const store = createStore('file', { dataDir })
+  await store.open()
+  t.teardown(() => store.close())
+  const scope = { environment: 'default', locale: null }
+  const { entry: kept } = await store.create(scope, 'posts', { slug: 'kept', status: 'published', data: {} })
+  const { entry: changed } = await store.create(scope, 'posts', { slug: 'changed', status: 'published', data: {} })
+  await store.create(scope, 'posts', { slug: 'removed', status: 'published', data: {} })
   await store.close()
+  // An update whose append landed and whose entry write did not (a crash between them).
+  const log = await openLog(t, dataDir)
+  await write(log, upsert('changed', '2030-01-01T00:00:00.000Z', { status: 'draft' }))
+  await log.close()
+  // While the server was stopped: an entry file removed, one written by hand.
+  const dir = path.join(dataDir, 'content', 'default', 'posts', '_')
+  rmSync(path.join(dir, 'removed.json'))
+  writeFileSync(path.join(dir, 'handmade.json'), JSON.stringify({ status: 'draft', created_at: AT, updated_at: AT, data: {} }))
 
   await store.open()
-  const again = await openLog(t, dataDir)
-  t.equal(await again.reconcile(store.entries()), 3)
-  const records = (await again.since(0, 10, main)).records
+  const records = (await store.changes.since(0, 10, main)).records
   // In the order of their times: the hand-written file's, the entry's, then now.
   t.strictSame(records.map(r => [r.seq, r.slug, r.op, r.status, r.at]), [
     [1, 'kept', 'upsert', 'published', kept.updatedAt],
@@ -228,8 +249,10 @@ t.test('reconcile replaces records a crash left wrong, and records entries made 
     [7, 'removed', 'delete', null, records[3]?.at]
   ])
   t.ok((records[3]?.at ?? '') >= changed.updatedAt)
-  t.equal(await again.reconcile(store.entries()), 0, 'nothing left to do')
   await store.close()
+  await store.open()
+  t.equal(await store.changes.latestSeq(), 7, 'nothing left to do at the next open')
+  t.equal((await store.create(scope, 'posts', { slug: 'next', status: 'published', data: {} })).seq, 8)
 })
 
 t.test('the log is refused before open and after close', async t => {

@@ -1,7 +1,10 @@
 // One list of cases, both change logs (types/changes.ts): what the sync endpoint will rely on.
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import t, { type Test } from 'tap'
+import { CHANGE_LOG_FILE } from '../../../../lib/store/changes/format.js'
 import { createStore } from '../../../../lib/store/index.js'
+import { DATABASE_FILE } from '../../../../lib/store/sqlite.js'
 import type { Change, ChangeFilter, ChangeLog, ChangeRecord } from '../../../../types/changes.js'
 import { tempDir } from '../../../helper.js'
 import { LOG_KINDS, openLog, tombstone, upsert, type LogDriver, type LogKind, type LogOptions } from './drivers.js'
@@ -17,6 +20,18 @@ function manualClock (start = T0): { now: () => Date, set: (ms: number) => void,
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** Makes a store's data as it was before stores kept a log: the log's table or file is gone. */
+async function forgetLog (kind: LogKind, dataDir: string): Promise<void> {
+  if (kind === 'file') {
+    await rm(path.join(dataDir, 'content', CHANGE_LOG_FILE))
+    return
+  }
+  const { default: Database } = await import('better-sqlite3')
+  const db = new Database(path.join(dataDir, DATABASE_FILE))
+  db.exec('DROP TABLE change_log; DROP TABLE change_log_meta')
+  db.close()
+}
 
 async function open (t: Test, kind: LogKind, dataDir: string, options: LogOptions = {}): Promise<LogDriver> {
   const driver = await openLog(kind, dataDir, options)
@@ -219,10 +234,11 @@ for (const kind of LOG_KINDS) {
       const store = createStore(kind, { dataDir, locales: ['en'] })
       await store.open()
       const scope = { environment: 'default', locale: 'en' }
-      const a = await store.create(scope, 'posts', { slug: 'a', status: 'published', data: {} })
-      const b = await store.create(scope, 'posts', { slug: 'b', status: 'draft', data: {} })
-      const c = await store.create({ environment: 'default', locale: null }, 'pages', { slug: 'c', status: 'published', data: {} })
+      const { entry: a } = await store.create(scope, 'posts', { slug: 'a', status: 'published', data: {} })
+      const { entry: b } = await store.create(scope, 'posts', { slug: 'b', status: 'draft', data: {} })
+      const { entry: c } = await store.create({ environment: 'default', locale: null }, 'pages', { slug: 'c', status: 'published', data: {} })
       await store.close()
+      await forgetLog(kind, dataDir)
       const first = await open(t, kind, dataDir, { reconcile: true })
       const en = await readAll(first.log, { environment: 'default', locale: 'en' })
       t.strictSame(en.map(r => [r.slug, r.op, r.status, r.at]).sort(), [['a', 'upsert', 'published', a.updatedAt], ['b', 'upsert', 'draft', b.updatedAt]])
