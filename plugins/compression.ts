@@ -64,13 +64,14 @@ const NOT_COMPRESSED = new Set([204, 206, 304])
  * Content-Length says 1 KB or more, or says nothing).
  */
 const compressReply: onSendHookHandler = function compressReply (request, reply, payload, done) {
+  // The cheapest checks first: most answers (a single entry, an error) are under 1 KB.
   const bytes = bodyBytes(reply, payload)
-  const type = reply.getHeader('content-type')
-  if (bytes === null || NOT_COMPRESSED.has(reply.statusCode) || reply.hasHeader('content-encoding') || typeof type !== 'string' || !compressibleType(type)) {
+  if (bytes === null || bytes < MIN_COMPRESSED_BYTES || NOT_COMPRESSED.has(reply.statusCode) || reply.hasHeader('content-encoding')) {
     done(null, payload)
     return
   }
-  const encoding = reply.encodingFor(bytes)
+  const type = reply.getHeader('content-type')
+  const encoding = typeof type === 'string' && compressibleType(type) ? reply.encodingFor(bytes) : null
   if (encoding === null) {
     done(null, payload)
     return
