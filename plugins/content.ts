@@ -3,6 +3,8 @@
 import fp from 'fastify-plugin'
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { BodyPool } from '../lib/content/body-pool.js'
+import { TextBudget } from '../lib/content/json-memo.js'
 import { ContentService, type Rendered } from '../lib/content/service.js'
 import { ifNoneMatch } from '../lib/etag.js'
 
@@ -42,7 +44,9 @@ export default fp(async (fastify) => {
   fastify.decorate('content', new ContentService({
     registry: fastify.schemas,
     store: fastify.store,
-    emit: event => { fastify.events.emit(event) }
+    emit: event => { fastify.events.emit(event) },
+    texts: new TextBudget(fastify.config.textCacheBytes),
+    bodies: new BodyPool({ maxFreeBytes: fastify.config.bodyPoolBytes })
   }))
 
   // The pipeline serializes bodies itself because the ETag is a hash of their exact bytes;

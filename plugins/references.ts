@@ -26,7 +26,8 @@ export default fp(async (fastify) => {
     store: fastify.store,
     publicUrl: config.publicUrl,
     environments: config.environments,
-    defaultEnvironment: DEFAULT_ENVIRONMENT
+    defaultEnvironment: DEFAULT_ENVIRONMENT,
+    texts: fastify.content.texts
   })
   fastify.decorate('references', service)
 

@@ -21,7 +21,8 @@ import {
 } from './entry.js'
 import { WriteHooks, type PendingWrite } from './hooks.js'
 import { BodyPool } from './body-pool.js'
-import { JsonMemo, writeJsonText, type JsonText } from './json-memo.js'
+import { JsonMemo, TextBudget, writeJsonText, type JsonText } from './json-memo.js'
+import { DEFAULT_TEXT_CACHE_BYTES } from '../config.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from './mutex.js'
 
@@ -64,6 +65,10 @@ export interface ContentServiceOptions {
   registry: Pick<SchemaRegistry, 'collection'>
   store: ContentStore
   emit: (event: ContentEvent) => void
+  /** Bounds the texts kept per stored entry (CMS_TEXT_CACHE_BYTES); the references service shares it. */
+  texts?: TextBudget
+  /** Memory for large bodies that are sent and not kept (CMS_BODY_POOL_BYTES). */
+  bodies?: BodyPool
 }
 
 export class ContentService {
@@ -76,15 +81,20 @@ export class ContentService {
   private readonly emit: ContentServiceOptions['emit']
   private readonly collectionLocks = new KeyedMutex()
   private readonly entryLocks = new KeyedMutex()
+  /** The budget of every text kept per stored entry (json-memo.ts TextBudget). */
+  readonly texts: TextBudget
   /** The JSON text of each stored entry's view, made on its first read (json-memo.ts). */
-  private readonly viewTexts = new JsonMemo<StoredEntry>()
+  private readonly viewTexts: JsonMemo<StoredEntry>
   /** Memory for large bodies that are sent and not kept. */
-  private readonly bodies = new BodyPool()
+  private readonly bodies: BodyPool
 
   constructor (options: ContentServiceOptions) {
     this.registry = options.registry
     this.store = options.store
     this.emit = options.emit
+    this.texts = options.texts ?? new TextBudget(DEFAULT_TEXT_CACHE_BYTES)
+    this.viewTexts = new JsonMemo(this.texts)
+    this.bodies = options.bodies ?? new BodyPool()
   }
 
   /** The collection's model; 404 for an unknown or reusable collection. */

@@ -5,7 +5,8 @@
 import { notFound } from '../errors.js'
 import { pathSlug } from '../content/entry.js'
 import type { PendingWrite, WrittenChange } from '../content/hooks.js'
-import { JsonMemo, type JsonText } from '../content/json-memo.js'
+import { JsonMemo, TextBudget, type JsonText } from '../content/json-memo.js'
+import { DEFAULT_TEXT_CACHE_BYTES } from '../config.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, StoredEntry } from '../../types/store.js'
@@ -27,6 +28,8 @@ export interface ReferenceServiceOptions {
   environments: readonly string[]
   /** The environment used when environments are off. */
   defaultEnvironment: string
+  /** Bounds the texts kept per stored entry (CMS_TEXT_CACHE_BYTES): the content service's. */
+  texts?: TextBudget
 }
 
 export class ReferenceService {
@@ -40,9 +43,9 @@ export class ReferenceService {
   /** Per collection, the signature of its reference fields the index was built with. */
   private indexedPlans = new Map<string, string>()
   /** The JSON texts of entries embedded as leaves by `_resolve`. */
-  private readonly leafTexts = new JsonMemo<StoredEntry>()
+  private readonly leafTexts: JsonMemo<StoredEntry>
   /** The resolved JSON texts of root entries (resolve.ts ResolvedTexts). */
-  private readonly rootTexts = new ResolvedTexts()
+  private readonly rootTexts: ResolvedTexts
 
   constructor (options: ReferenceServiceOptions) {
     this.registry = options.registry
@@ -50,6 +53,9 @@ export class ReferenceService {
     this.publicUrl = options.publicUrl
     this.environments = options.environments
     this.defaultEnvironment = options.defaultEnvironment
+    const texts = options.texts ?? new TextBudget(DEFAULT_TEXT_CACHE_BYTES)
+    this.leafTexts = new JsonMemo(texts)
+    this.rootTexts = new ResolvedTexts(texts)
   }
 
   /** The reference plan of a content collection; null when unknown or reusable. */

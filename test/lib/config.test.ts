@@ -19,6 +19,8 @@ t.test('defaults (contract §1)', async t => {
   t.same(c.webhooks, [])
   t.equal(c.webhookSecret, null)
   t.equal(c.cacheMax, 10000)
+  t.equal(c.textCacheBytes, 8 * 1024 * 1024)
+  t.equal(c.bodyPoolBytes, 16 * 1024 * 1024)
   t.equal(c.bodyLimit, 1048576)
   t.equal(c.uploadLimit, 52428800)
   t.equal(c.trustProxy, false)
@@ -44,6 +46,8 @@ t.test('every setting is read', async t => {
     CMS_WEBHOOK_SECRET: 's3cret',
     CMS_WEBHOOK_BACKOFF_MS: '50',
     CMS_CACHE_MAX: '0',
+    CMS_TEXT_CACHE_BYTES: '1000000',
+    CMS_BODY_POOL_BYTES: '0',
     CMS_BODY_LIMIT: '2048',
     CMS_UPLOAD_LIMIT: '1000',
     CMS_TRUST_PROXY: 'true',
@@ -65,6 +69,8 @@ t.test('every setting is read', async t => {
   t.equal(c.webhookSecret, 's3cret')
   t.equal(c.webhookBackoffMs, 50)
   t.equal(c.cacheMax, 0)
+  t.equal(c.textCacheBytes, 1000000)
+  t.equal(c.bodyPoolBytes, 0, '0 is allowed: nothing kept')
   t.equal(c.bodyLimit, 2048)
   t.equal(c.uploadLimit, 1000)
   t.equal(c.trustProxy, true)
@@ -96,6 +102,10 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['bad port', { CMS_PORT: 'eighty' }, /^CMS_PORT: must be a whole number/],
   ['port out of range', { CMS_PORT: '70000' }, /^CMS_PORT: must be between 0 and 65535/],
   ['negative cache size', { CMS_CACHE_MAX: '-1' }, /^CMS_CACHE_MAX: must be a whole number/],
+  ['text cache in megabytes', { CMS_TEXT_CACHE_BYTES: '16MB' }, /^CMS_TEXT_CACHE_BYTES: must be a whole number, got '16MB'$/],
+  ['negative text cache', { CMS_TEXT_CACHE_BYTES: '-1' }, /^CMS_TEXT_CACHE_BYTES: must be a whole number/],
+  ['fractional body pool', { CMS_BODY_POOL_BYTES: '1.5' }, /^CMS_BODY_POOL_BYTES: must be a whole number, got '1.5'$/],
+  ['body pool past a safe integer', { CMS_BODY_POOL_BYTES: '9'.repeat(20) }, /^CMS_BODY_POOL_BYTES: must be between 0 and/],
   ['zero body limit', { CMS_BODY_LIMIT: '0' }, /^CMS_BODY_LIMIT: must be between 1/],
   ['bad boolean', { CMS_TRUST_PROXY: 'maybe' }, /^CMS_TRUST_PROXY: must be true or false/],
   ['bad log level', { CMS_LOG_LEVEL: 'loud' }, /^CMS_LOG_LEVEL: must be one of/],
