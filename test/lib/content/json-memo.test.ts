@@ -128,6 +128,22 @@ t.test('JsonMemo within its budget: bytes never over it, least recently used out
   t.ok(budget.bytes <= budget.maxBytes)
 })
 
+t.test('JsonMemo within its budget: a text read while half the list turns over is never let go', async t => {
+  const text = JSON.stringify({ i: 0, text: '0:'.padEnd(100, 'x') })
+  const budget = new TextBudget((text.length + KEPT_OVERHEAD) * 10)
+  const { read, made } = sized(budget, 200, 100)
+  read(0)
+  read(0)
+  for (let i = 1; i < 200; i++) {
+    // Each new text is made twice (kept), and the first one is read after every fourth.
+    read(i)
+    read(i)
+    if (i % 4 === 0) read(0)
+  }
+  t.equal(made(), 2 + 199 * 2, 'the first text was never made again')
+  t.ok(budget.count >= 9, `the budget full: ${budget.count} texts`)
+})
+
 t.test('JsonMemo within its budget: a random run of reads never goes over it, and every text is right', async t => {
   const budget = new TextBudget(20_000)
   const { read, entries } = sized(budget, 200, 0)
