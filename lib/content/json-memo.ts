@@ -5,11 +5,12 @@
 // written from the texts of its entries instead of serialized whole on every read, whether or
 // not the response cache is on.
 //
-// The texts are found from their entries (weakly: a text goes when its entry does) and bounded
-// in bytes (TextBudget, CMS_TEXT_CACHE_BYTES): least recently used out first, over every memo
-// sharing the budget. Entries alone would not bound them: the file store keeps every entry in
-// memory, so every text ever made would stay; the SQLite store's entry caches are counted in
-// entries, whatever their size.
+// The texts are found from their entries (weakly: a text goes when its entry does), kept from
+// the second time one is made for an entry (KeptTexts), and bounded in bytes (TextBudget,
+// CMS_TEXT_CACHE_BYTES): least recently used out first, over every memo sharing the budget.
+// Entries alone would not bound them: the file store keeps every entry in memory, so every text
+// ever made would stay; the SQLite store's entry caches are counted in entries, whatever their
+// size.
 //
 // Also here: splicing such texts into a serialized value in place of placeholders (`_resolve`
 // builds its embedded entries that way).
@@ -183,7 +184,7 @@ interface Kept extends JsonText {
   variant: string
 }
 
-/** Made once per (entry, shape) and kept within a TextBudget; a new shape replaces the text. */
+/** A text per (entry, shape), kept within a TextBudget (see KeptTexts); a new shape replaces the text. */
 export class JsonMemo<K extends object> {
   private readonly texts: KeptTexts<K, Kept>
 

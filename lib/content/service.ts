@@ -83,7 +83,7 @@ export class ContentService {
   private readonly entryLocks = new KeyedMutex()
   /** The budget of every text kept per stored entry (json-memo.ts TextBudget). */
   readonly texts: TextBudget
-  /** The JSON text of each stored entry's view, made on its first read (json-memo.ts). */
+  /** The JSON text of each stored entry's view, kept once read twice (json-memo.ts). */
   private readonly viewTexts: JsonMemo<StoredEntry>
   /** Memory for large bodies that are sent and not kept. */
   private readonly bodies: BodyPool
