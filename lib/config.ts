@@ -33,12 +33,16 @@ export interface Config {
   textCacheBytes: number
   /** Bytes of free memory kept for reuse by large bodies that are sent and not kept (CMS_BODY_POOL_BYTES); 0 keeps none. */
   bodyPoolBytes: number
+  /** CMS_SYNC_RETENTION_DAYS: days the change log keeps tombstones (contract §9). */
+  syncRetentionDays: number
   bodyLimit: number
   uploadLimit: number
   trustProxy: boolean
   corsOrigins: string[]
   logLevel: LogLevel
   seed: boolean
+  /** Responses compressed when the client accepts it (contract §11); off for a proxy that compresses. */
+  compression: boolean
 }
 
 export class ConfigError extends Error {
@@ -186,11 +190,14 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
     cacheMax: integer(env, 'CMS_CACHE_MAX', 10000, 0),
     textCacheBytes: integer(env, 'CMS_TEXT_CACHE_BYTES', DEFAULT_TEXT_CACHE_BYTES, 0),
     bodyPoolBytes: integer(env, 'CMS_BODY_POOL_BYTES', DEFAULT_BODY_POOL_BYTES, 0),
+    // At most a century: the retention cut-off must stay a date.
+    syncRetentionDays: integer(env, 'CMS_SYNC_RETENTION_DAYS', 30, 1, 36500),
     bodyLimit: integer(env, 'CMS_BODY_LIMIT', 1048576, 1),
     uploadLimit: integer(env, 'CMS_UPLOAD_LIMIT', 52428800, 1),
     trustProxy: boolean(env, 'CMS_TRUST_PROXY', false),
     corsOrigins,
     logLevel: logLevel as LogLevel,
-    seed: boolean(env, 'CMS_SEED', true)
+    seed: boolean(env, 'CMS_SEED', true),
+    compression: boolean(env, 'CMS_COMPRESSION', true)
   }
 }

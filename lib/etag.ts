@@ -1,5 +1,6 @@
 // Entity tags for JSON responses (interface.md "Single-entry rules", contract §4): a quoted
-// 64-bit hash of the exact body bytes, as 16 lowercase hex digits.
+// 64-bit hash of the exact body bytes, as 16 lowercase hex digits. And the one `If-None-Match`
+// check, for these tags and image variants' alike.
 import xxhash from 'xxhash-wasm'
 
 // XXH64: a 64-bit hash by design, so the tag is the whole digest. Through WebAssembly it hashes

@@ -1,12 +1,14 @@
 // References (interface.md "References", "Reverse-reference index"; contract §4 `_resolve`):
-// joins the content write pipeline (reference check, relative asset URLs, the index) and keeps
-// the reverse-reference index in `<dataDir>/references.json`.
+// the reference service the content pipeline calls (reference check, relative asset URLs, the
+// index, `_resolve`; plugins/content.ts hands it in), and the reverse-reference index kept in
+// `<dataDir>/references.json`.
 //
 // The saved index is used at start only when the last run closed cleanly and the reference
 // fields are the ones it was built for (lib/references/index-file.ts); otherwise it is rebuilt
 // from the stored entries, and that is logged. With environments configured there is no index
 // (the referrers endpoint answers an empty list), so nothing is kept or saved.
 import fp from 'fastify-plugin'
+import { TextBudget } from '../lib/content/json-memo.js'
 import { IndexFile } from '../lib/references/index-file.js'
 import { ReferenceService } from '../lib/references/service.js'
 import { DEFAULT_ENVIRONMENT } from '../types/scope.js'
@@ -27,15 +29,10 @@ export default fp(async (fastify) => {
     publicUrl: config.publicUrl,
     environments: config.environments,
     defaultEnvironment: DEFAULT_ENVIRONMENT,
-    texts: fastify.content.texts
+    // Every kept text's budget (CMS_TEXT_CACHE_BYTES): the content plugin hands the same one to its renderer.
+    texts: new TextBudget(config.textCacheBytes)
   })
   fastify.decorate('references', service)
-
-  const { hooks, reads } = fastify.content
-  reads.references = service
-  hooks.add('check', write => service.check(write))
-  hooks.add('prepare', write => service.prepare(write))
-  hooks.add('written', change => { service.written(change) })
 
   const file = new IndexFile({
     dir: config.dataDir,
@@ -55,7 +52,7 @@ export default fp(async (fastify) => {
     log.debug({ referrers: index.size }, 'reference index loaded')
   } else {
     const started = performance.now()
-    index = service.buildIndex()
+    index = await service.buildIndex()
     const reason = {
       missing: 'its file is missing',
       unclean: 'the last run did not close cleanly',
@@ -68,14 +65,16 @@ export default fp(async (fastify) => {
   service.useIndex(index, () => { file.changed() })
   await file.open(index, signature, loaded.status !== 'loaded')
 
-  const unsubscribe = fastify.events.on(event => {
+  const unsubscribe = fastify.events.on(async event => {
     if (!event.event.startsWith('schema.')) return
-    service.schemasChanged()
+    await service.schemasChanged()
     file.setSignature(service.signature())
   })
 
   fastify.addHook('onClose', async () => {
     unsubscribe()
+    // A rebuild after a schema change finishes before the final save.
+    await fastify.events.settled()
     await file.close()
   })
-}, { name: 'references', dependencies: ['config', 'data', 'events', 'schemas', 'store', 'content'], fastify: '5.x' })
+}, { name: 'references', dependencies: ['config', 'data', 'events', 'schemas', 'store'], fastify: '5.x' })

@@ -10,6 +10,11 @@ export const Entry = Type.Object({
 }, { additionalProperties: true, description: 'An entry: system fields, then the fields of its collection schema' })
 export type Entry = Static<typeof Entry>
 
+/** The `<collection>` path parameter of /api/content/<collection> and /api/collections/<collection>. */
+export const CollectionParams = Type.Object({
+  collection: Type.String({ description: 'A content collection (a non-reusable schema name)' })
+})
+
 /** The envelope of a list answer (content lists and asset lists alike). */
 export function ListEnvelope<T extends TSchema> (item: T) {
   return Type.Object({

@@ -1,5 +1,5 @@
 // The content-schema model (interface.md "Schema definition", contract §5).
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TUnsafe } from '@sinclair/typebox'
 
 export const FIELD_TYPES = [
   'string', 'text', 'markdown', 'richtext', 'number', 'integer', 'boolean', 'date', 'datetime',
@@ -61,19 +61,28 @@ export const FieldDefinitionSchema = Type.Object({
   field_type: Type.String()
 }, { additionalProperties: true })
 
+/**
+ * A string or null, as one `type` list rather than a union: Fastify's ajv coerces body values,
+ * and in a union the string branch turns a null into "" before the null branch is tried; a
+ * `type` list coerces only a value of neither type.
+ */
+const NullableString = (): TUnsafe<string | null> => Type.Unsafe<string | null>({ type: ['string', 'null'] })
+
 export const SchemaDefinitionSchema = Type.Object({
   name: Type.String(),
-  label: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  label: Type.Optional(NullableString()),
   fields: Type.Record(Type.String(), Type.Unknown()),
   reusable: Type.Optional(Type.Boolean()),
-  extends: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()])),
+  // Untyped here: no `type` list or union takes a string, a list and null without ajv coercing
+  // one into another (null → "", ['a'] → 'a'); checkDefinition gives the precise 422.
+  extends: Type.Optional(Type.Unknown({ description: 'A schema name, a list of schema names, or null (no parent)' })),
   strict: Type.Optional(Type.Boolean()),
-  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  description: Type.Optional(NullableString()),
   tags: Type.Optional(Type.Array(Type.String())),
-  category: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  default_sort: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  default_order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc'), Type.Null()])),
-  display_field: Type.Optional(Type.Union([Type.String(), Type.Null()]))
+  category: Type.Optional(NullableString()),
+  default_sort: Type.Optional(NullableString()),
+  default_order: Type.Optional(Type.Unsafe<'asc' | 'desc' | null>({ type: ['string', 'null'], enum: ['asc', 'desc', null] })),
+  display_field: Type.Optional(NullableString())
 }, { additionalProperties: true })
 export type SchemaDefinitionBody = Static<typeof SchemaDefinitionSchema>
 

@@ -1,24 +1,4 @@
-// Concurrency primitives for the asset library and the transform cache.
-
-/** Runs tasks one at a time per key (name allocation in one folder); different keys run freely. */
-export class KeyedMutex {
-  private readonly tails = new Map<string, Promise<void>>()
-
-  async run<T> (key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve()
-    let release!: () => void
-    const current = new Promise<void>(resolve => { release = resolve })
-    const tail = previous.then(() => current)
-    this.tails.set(key, tail)
-    await previous
-    try {
-      return await task()
-    } finally {
-      release()
-      if (this.tails.get(key) === tail) this.tails.delete(key)
-    }
-  }
-}
+// A concurrency limit for the transform cache (the keyed mutex is lib/mutex.ts).
 
 /** At most `max` tasks at once; the others wait in arrival order. */
 export class Limiter {

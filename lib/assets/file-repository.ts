@@ -8,7 +8,7 @@ import { matches, type AssetRepository, type OpenResult } from './repository.js'
 import { writeFileAtomic } from '../durable.js'
 import type { AssetListQuery, AssetListResult, AssetMeta } from './types.js'
 
-export const INDEX_FILE = 'assets-index.json'
+export const ASSET_INDEX_FILE = 'assets-index.json'
 const VERSION = 1
 
 interface Entry {
@@ -35,7 +35,7 @@ export class FileAssetRepository implements AssetRepository {
   private queued: Promise<void> | null = null
 
   constructor (dataDir: string) {
-    this.file = path.join(dataDir, INDEX_FILE)
+    this.file = path.join(dataDir, ASSET_INDEX_FILE)
   }
 
   async open (scan: () => Promise<AssetMeta[]>): Promise<OpenResult> {

@@ -10,7 +10,9 @@ import type { Readable } from 'node:stream'
 import { badRequest, CmsError, conflict, notFound, payloadTooLarge } from '../errors.js'
 import { normalizeFileName } from '../slug.js'
 import type { AssetEvent } from '../../types/events.js'
-import { KeyedMutex } from './concurrency.js'
+import { KeyedMutex } from '../mutex.js'
+// Asset lists page as content lists do (contract §7: the same envelope).
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../query/parse.js'
 import { fsyncDir, fsyncFile, tempPathFor } from '../durable.js'
 import { detectMime, inspectFile, type Inspection } from './inspect.js'
 import {
@@ -70,9 +72,6 @@ export interface ListParameters {
   page?: number
   perPage?: number
 }
-
-export const DEFAULT_PER_PAGE = 20
-export const MAX_PER_PAGE = 1000
 
 /** Types a browser may render as an active document: served with a sandboxing CSP. */
 const ACTIVE_CONTENT = /^(image\/svg\+xml|application\/xml|text\/xml|text\/html|application\/xhtml\+xml)$|\+xml$/

@@ -429,11 +429,3 @@ function isDecodeError (err: unknown): boolean {
   const message = err instanceof Error ? err.message : ''
   return /pixel limit|unsupported image format|corrupt|premature end|bad seek|not a known file format|load_buffer|load: |Input file|VipsForeignLoad|read error|invalid/i.test(message)
 }
-
-/** Whether `If-None-Match` (a comma list, `W/` prefixes and quotes allowed, or `*`) matches `etag`. */
-export function ifNoneMatch (header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false
-  const bare = (tag: string): string => tag.trim().replace(/^W\//i, '').replace(/^"(.*)"$/, '$1')
-  const wanted = bare(etag)
-  return header.split(',').some(part => part.trim() === '*' || (part.trim() !== '' && bare(part) === wanted))
-}

@@ -14,7 +14,7 @@ import path from 'node:path'
 import { DirSyncer, removeFileDurably, writeFileAtomic } from '../durable.js'
 import { ReverseIndex } from './reverse-index.js'
 
-export const INDEX_FILE = 'references.json'
+export const REFERENCE_INDEX_FILE = 'references.json'
 export const OPEN_MARKER = 'references.json.open'
 
 export type LoadResult =
@@ -63,7 +63,7 @@ export class IndexFile {
   }
 
   get file (): string {
-    return path.join(this.dir, INDEX_FILE)
+    return path.join(this.dir, REFERENCE_INDEX_FILE)
   }
 
   /** Reads the saved index; says why not when it cannot be trusted. */
@@ -139,7 +139,7 @@ export class IndexFile {
     // Serialized synchronously: the saved state is the index at one instant.
     const text = JSON.stringify({ ...this.index.toJSON(), signature: this.signature })
     try {
-      await writeFileAtomic(path.join(this.dir, INDEX_FILE), text, this.syncer)
+      await writeFileAtomic(path.join(this.dir, REFERENCE_INDEX_FILE), text, this.syncer)
       this.saves++
     } catch (err) {
       this.dirty = true
@@ -149,7 +149,7 @@ export class IndexFile {
 
   /** Removes the saved index (it is not kept with environments); true when there was one. */
   async discard (): Promise<boolean> {
-    return await removeFileDurably(path.join(this.dir, INDEX_FILE), this.syncer)
+    return await removeFileDurably(path.join(this.dir, REFERENCE_INDEX_FILE), this.syncer)
   }
 
   /** Final save, then the marker goes: the file is current. If the save fails, the marker stays. */

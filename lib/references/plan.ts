@@ -4,9 +4,7 @@
 // Unlike CollectionModel.referenceFields it also reaches into arrays (an `array` of references,
 // or of objects holding references), since those are references too.
 import type { CollectionModel, FieldDefinition } from '../../types/schema.js'
-import { isPlainObject, setOwn } from '../content/entry.js'
-
-export type Data = Record<string, unknown>
+import { isPlainObject, setOwn, type Data } from '../content/entry.js'
 
 /** A reference field: `field` is its schema path (dotted, array levels left out: `blocks.author`). */
 export interface RefNode {
@@ -91,8 +89,8 @@ export function planOf (model: CollectionModel): ReferencePlan {
   return plan
 }
 
-// One definition of these object guards: the content pipeline's.
-export { isPlainObject, setOwn }
+// One definition of these object guards and of Data: the content pipeline's.
+export { isPlainObject, setOwn, type Data }
 
 /** A shallow copy. Spread defines properties, so a `__proto__` key stays an own property. */
 function copyOf (data: Data): Data {

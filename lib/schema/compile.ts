@@ -7,7 +7,7 @@ import type {
   CollectionModel, FieldDefinition, FieldType, ReferenceField, ResolvedSchema
 } from '../../types/schema.js'
 import { FORMATS } from './formats.js'
-import { isPlainObject } from './rules.js'
+import { isJsonObject } from './rules.js'
 
 type JsonSchema = Record<string, unknown>
 type Fields = Record<string, FieldDefinition>
@@ -169,13 +169,13 @@ const FORMAT_MESSAGES: Record<string, FieldType> = {
 }
 
 function fieldTypeOf (schema: unknown): FieldType | undefined {
-  return isPlainObject(schema) && typeof schema.cmsField === 'string' ? schema.cmsField as FieldType : undefined
+  return isJsonObject(schema) && typeof schema.cmsField === 'string' ? schema.cmsField as FieldType : undefined
 }
 
 function typeMessage (err: ErrorObject): string {
   const type = fieldTypeOf(err.parentSchema)
   if (type === undefined) return 'has the wrong type'
-  if (type === 'reference' && isPlainObject(err.parentSchema) && Array.isArray(err.parentSchema.type) &&
+  if (type === 'reference' && isJsonObject(err.parentSchema) && Array.isArray(err.parentSchema.type) &&
       err.parentSchema.type.includes('array')) return 'must be a list of entry slugs'
   return TYPE_MESSAGES[type]
 }
@@ -230,7 +230,7 @@ export function renderPath (segments: readonly string[], data: unknown): string 
       current = current[Number(segment)]
     } else {
       out += out === '' ? segment : `.${segment}`
-      current = isPlainObject(current) && Object.hasOwn(current, segment) ? current[segment] : undefined
+      current = isJsonObject(current) && Object.hasOwn(current, segment) ? current[segment] : undefined
     }
   }
   return out
@@ -278,7 +278,7 @@ function * walkFields (fields: Fields, prefix = ''): Generator<FieldVisit> {
 function getPath (data: unknown, path: string): unknown {
   let current = data
   for (const segment of path.split('.')) {
-    if (!isPlainObject(current) || !Object.hasOwn(current, segment)) return undefined
+    if (!isJsonObject(current) || !Object.hasOwn(current, segment)) return undefined
     current = current[segment]
   }
   return current
@@ -289,7 +289,7 @@ export function deepEqual (a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) {
     return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]))
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     const ka = Object.keys(a).filter(k => a[k] !== undefined)
     const kb = Object.keys(b).filter(k => b[k] !== undefined)
     return ka.length === kb.length && ka.every(k => Object.hasOwn(b, k) && deepEqual(a[k], b[k]))
@@ -302,7 +302,7 @@ function generate (auto: 'uuid' | 'now'): string {
 }
 
 function defaultsOfValue (def: FieldDefinition, value: unknown): unknown {
-  if (def.field_type === 'object' && def.fields !== undefined && isPlainObject(value)) return defaultsOfObject(def.fields, value)
+  if (def.field_type === 'object' && def.fields !== undefined && isJsonObject(value)) return defaultsOfObject(def.fields, value)
   if (def.field_type === 'array' && def.items !== undefined && Array.isArray(value)) {
     const items = def.items
     return value.map(item => defaultsOfValue(items, item))
@@ -326,7 +326,7 @@ function defaultsOfObject (fields: Fields, data: Record<string, unknown>): Recor
 }
 
 function asSlug (value: unknown): unknown {
-  return isPlainObject(value) && typeof value._slug === 'string' ? value._slug : value
+  return isJsonObject(value) && typeof value._slug === 'string' ? value._slug : value
 }
 
 function unique (values: unknown[]): unknown[] {
@@ -351,7 +351,7 @@ function normalizeValue (def: FieldDefinition, value: unknown): unknown {
       if (def.multiple === true) return unique((Array.isArray(value) ? value : [value]).map(asSlug))
       return asSlug(value)
     case 'object':
-      return def.fields !== undefined && isPlainObject(value) ? normalizeObject(def.fields, value) : value
+      return def.fields !== undefined && isJsonObject(value) ? normalizeObject(def.fields, value) : value
     case 'array': {
       const items = def.items
       return items !== undefined && Array.isArray(value) ? value.map(item => normalizeValue(items, item)) : value
@@ -387,7 +387,7 @@ export function compileCollection (schema: ResolvedSchema): CollectionModel {
     applyDefaults: data => defaultsOfObject(schema.fields, data),
     normalize: data => normalizeObject(schema.fields, data),
     validate: data => {
-      if (!isPlainObject(data)) return ['(entry): must be an object']
+      if (!isJsonObject(data)) return ['(entry): must be an object']
       return check(data) ? [] : renderErrors(check.errors, data)
     },
     readonlyViolations: (stored, next) => {

@@ -4,7 +4,7 @@ import type { FieldDefinition } from '../../types/schema.js'
 import { defaultProblems } from './compile.js'
 import {
   ATTRIBUTES, AUTO_VALUES, FIELD_NAME_MAX_LENGTH, FIELD_NAME_RE, MIME_PATTERN_RE, SCHEMA_PROPERTIES,
-  isFieldType, isPlainObject, isSchemaName, schemaNameProblem
+  isFieldType, isJsonObject, isSchemaName, schemaNameProblem
 } from './rules.js'
 
 interface FieldContext {
@@ -34,7 +34,7 @@ export function fieldNameProblem (name: string): string | null {
 
 function checkFields (fields: unknown, prefix: string, ctx: FieldContext, errors: string[]): void {
   const where = prefix === '' ? 'fields' : `${prefix}.fields`
-  if (!isPlainObject(fields)) {
+  if (!isJsonObject(fields)) {
     errors.push(`${where}: must be an object mapping field names to field definitions`)
     return
   }
@@ -54,7 +54,7 @@ function checkField (def: unknown, path: string, ctx: FieldContext, errors: stri
     errors.push(`${path}: fields are nested too deeply (at most ${MAX_FIELD_DEPTH} levels)`)
     return
   }
-  if (!isPlainObject(def)) {
+  if (!isJsonObject(def)) {
     errors.push(`${path}: must be a field definition object with a field_type`)
     return
   }
@@ -208,7 +208,7 @@ function checkExtends (value: unknown, name: unknown, errors: string[]): void {
  * value is a valid SchemaDefinition. Parents are not looked up here (see resolve.ts).
  */
 export function checkDefinition (input: unknown): string[] {
-  if (!isPlainObject(input)) return ['(schema): must be a JSON object']
+  if (!isJsonObject(input)) return ['(schema): must be a JSON object']
   const errors: string[] = []
   const nameProblem = schemaNameProblem(input.name)
   if (input.name === undefined) errors.push('name: is required')

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { EntryStatus } from '../../types/store.js'
 import { checkSlug } from '../slug.js'
-import { isPlainObject } from './rules.js'
+import { isJsonObject } from './rules.js'
 
 /**
  * The nearest folder at or above `start` holding a package.json: the package root, whether this
@@ -65,7 +65,7 @@ export async function readSampleEntries (examples: string): Promise<SampleEntry[
       const check = checkSlug(slug)
       if (!check.valid || check.normalized !== slug) throw new Error(`sample entry ${dir}/${file}: the file name is not a normalized slug`)
       const body: unknown = JSON.parse(await readFile(path.join(root, dir, file), 'utf8'))
-      if (!isPlainObject(body)) throw new Error(`sample entry ${dir}/${file}: not a JSON object`)
+      if (!isJsonObject(body)) throw new Error(`sample entry ${dir}/${file}: not a JSON object`)
       const { _slug: _ignored, _status: status = 'published', ...data } = body
       if (status !== 'draft' && status !== 'published') throw new Error(`sample entry ${dir}/${file}: _status must be draft or published`)
       entries.push({ collection: dir, slug, status, data })

@@ -1,12 +1,12 @@
 // The JSON Schema (draft-07) notation of a schema file (contract §5): converted into our own
 // field model, which is then validated like any other definition. Keywords that carry no
 // meaning in the model (`$id`, `examples`, `$comment`, ...) are ignored.
-import { isPlainObject } from './rules.js'
+import { isJsonObject } from './rules.js'
 
 /** A top-level `$schema` naming draft-07, or `type: "object"` with `properties`. */
 export function isJsonSchemaDocument (doc: Record<string, unknown>): boolean {
   if (typeof doc.$schema === 'string' && doc.$schema.includes('draft-07')) return true
-  return doc.type === 'object' && isPlainObject(doc.properties)
+  return doc.type === 'object' && isJsonObject(doc.properties)
 }
 
 /** The entry identifier in JSON Schema notation; not a field. */
@@ -67,7 +67,7 @@ function enumOptions (prop: Record<string, unknown>): unknown[] | undefined {
 }
 
 function convertProperty (path: string, prop: unknown, errors: string[]): Record<string, unknown> | null {
-  if (!isPlainObject(prop)) {
+  if (!isJsonObject(prop)) {
     errors.push(`${path}: must be a JSON Schema object`)
     return null
   }
@@ -101,7 +101,7 @@ function convertProperty (path: string, prop: unknown, errors: string[]): Record
       field.field_type = 'boolean'
       break
     case 'object':
-      if (isPlainObject(prop.properties)) {
+      if (isJsonObject(prop.properties)) {
         field.field_type = 'object'
         field.fields = convertProperties(prop.properties, requiredSet(prop), path, errors)
       } else {
@@ -110,7 +110,7 @@ function convertProperty (path: string, prop: unknown, errors: string[]): Record
       }
       break
     case 'array': {
-      const items = isPlainObject(prop.items) ? prop.items : undefined
+      const items = isJsonObject(prop.items) ? prop.items : undefined
       const itemOptions = items === undefined ? undefined : enumOptions(items)
       if (itemOptions !== undefined) {
         field.field_type = 'multiselect'
@@ -144,6 +144,6 @@ export function fromJsonSchema (doc: Record<string, unknown>, name: string): Con
   if (typeof doc.description === 'string') definition.description = doc.description
   for (const key of PASSTHROUGH) if (doc[key] !== undefined) definition[key] = doc[key]
   definition.strict = doc.additionalProperties === false
-  definition.fields = isPlainObject(doc.properties) ? convertProperties(doc.properties, requiredSet(doc), '', errors) : {}
+  definition.fields = isJsonObject(doc.properties) ? convertProperties(doc.properties, requiredSet(doc), '', errors) : {}
   return { definition, errors }
 }

@@ -3,7 +3,7 @@ import JSON5 from 'json5'
 import type { SchemaDefinition } from '../../types/schema.js'
 import { checkDefinition } from './definition.js'
 import { fromJsonSchema, isJsonSchemaDocument } from './json-schema.js'
-import { isPlainObject } from './rules.js'
+import { isJsonObject } from './rules.js'
 
 /** Both `.json5` and `.json` files are read with the JSON5 parser. Throws a SyntaxError. */
 export function parseSchemaText (text: string): unknown {
@@ -31,7 +31,7 @@ export function interpretSchemaText (text: string, name: string): Interpretation
 }
 
 export function interpretDocument (doc: unknown, name: string): Interpretation {
-  if (!isPlainObject(doc)) return { kind: 'unreadable', problem: 'is not a JSON object' }
+  if (!isJsonObject(doc)) return { kind: 'unreadable', problem: 'is not a JSON object' }
   if (isJsonSchemaDocument(doc)) {
     const { definition, errors } = fromJsonSchema(doc, name)
     const all = [...errors, ...checkDefinition(definition)]

@@ -9,7 +9,7 @@ import { checkDefinition } from './definition.js'
 import { SchemaFiles } from './files.js'
 import { interpretSchemaText, type Notation } from './parse.js'
 import { resolvedProblems, resolveSchemas } from './resolve.js'
-import { SCHEMA_NAME_MAX_LENGTH, isPlainObject, isSchemaName, schemaNameProblem } from './rules.js'
+import { SCHEMA_NAME_MAX_LENGTH, isJsonObject, isSchemaName, schemaNameProblem } from './rules.js'
 
 /** The part of a pino logger the registry uses. */
 export interface RegistryLogger {
@@ -223,7 +223,7 @@ export class SchemaFileRegistry implements SchemaRegistry {
 
   /** Rule 2: a JSON object with a valid `name`. */
   private checkWrite (input: unknown): SchemaDefinition & Record<string, unknown> {
-    if (!isPlainObject(input)) throw badRequest('The schema definition must be a JSON object.')
+    if (!isJsonObject(input)) throw badRequest('The schema definition must be a JSON object.')
     if (!isSchemaName(input.name)) throw invalidName(input.name)
     return input as SchemaDefinition & Record<string, unknown>
   }

@@ -84,6 +84,10 @@ export const SORTABLE_SYSTEM_FIELDS: readonly string[] = ['_slug', '_created_at'
 /** A MIME type or pattern as used by `accept`: `image/png`, `image/*` or `*\/*`. */
 export const MIME_PATTERN_RE = /^(?:\*\/\*|[a-z0-9][a-z0-9!#$&^_.+-]*\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]*))$/i
 
-export function isPlainObject (value: unknown): value is Record<string, unknown> {
+/**
+ * What JSON calls an object: neither null nor an array. The schema layer reads parsed documents
+ * only, so unlike isPlainObject (lib/content/entry.ts) it does not look at the prototype.
+ */
+export function isJsonObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

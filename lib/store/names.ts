@@ -27,7 +27,7 @@ export function checkBucket (scope: Scope, collection: string): void {
   if (scope.locale !== null && !isScopeName(scope.locale)) throw badRequest('Invalid locale name.')
 }
 
-/** Throws a 400 unless the slug is a normalized slug. */
-export function checkSlug (slug: string): void {
+/** Throws a 400 unless the slug is a normalized slug (lib/slug.ts checkSlug reports, this refuses). */
+export function assertStoredSlug (slug: string): void {
   if (!isSlug(slug)) throw badRequest('Invalid slug.')
 }

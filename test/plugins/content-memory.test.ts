@@ -26,11 +26,11 @@ eachStore(t, async (t, _store, env) => {
     }
     const expected = new Map<string, string>()
     for (const url of URLS) expected.set(url, (await plain.get(url)).body)
-    t.equal(plain.app.content.texts.count, 0, 'CMS_TEXT_CACHE_BYTES=0 keeps nothing')
+    t.equal(plain.app.references.texts.count, 0, 'CMS_TEXT_CACHE_BYTES=0 keeps nothing')
     await plain.app.close()
 
     const c = await setup(t, { ...env, CMS_CACHE_MAX: '0', CMS_TEXT_CACHE_BYTES: String(TEXT_BYTES) }, { dataDir: plain.dataDir })
-    const texts = c.app.content.texts
+    const texts = c.app.references.texts
     t.equal(texts.maxBytes, TEXT_BYTES)
     let most = 0
     // Forward, backward, forward: texts are made, let go and made again.

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { ADMIN_KEY, EDITOR_KEY, KEYS_ENV, VIEWER_KEY, assertError, assertShape, auth, build, tempDir, type Env } from '../helper.js'
+import { ADMIN_KEY, EDITOR_KEY, KEYS_ENV, VIEWER_KEY, assertError, assertShape, auth, build, eachStore, tempDir, type Env } from '../helper.js'
 import { SchemaDefinitionBody, SchemaNamesReply } from '../../routes/api/schemas/schemas.js'
 import { RawSchemaReply } from '../../routes/api/schemas/_name/raw/schemas.js'
 import { ResolvedSchemaReply } from '../../routes/api/collections/_collection/schemas.js'
@@ -169,6 +169,53 @@ t.test('PUT /api/schemas/<name>: rules 2, 4, 5 and 6 in order; cycles are 422 na
   t.strictSame(cycle.json().errors, ['extends: cycle seo → post → seo'])
   t.strictSame(events, [])
   t.ok(app.schemas.collection('post'), 'the registry is unchanged')
+})
+
+// Contract §5: `extends: null` means no parent. Fastify's body validation coerced it to "" (and
+// other nulls too) before the registry saw it; a list of one name became a string.
+t.test('extends: null is no parent: POST, PUT, JSON and JSON5 files, the raw route, on both stores', async t => {
+  eachStore(t, async (t, _store, env) => {
+    const nulls = { label: null, description: null, category: null, default_sort: null, default_order: null, display_field: null }
+    const fields = { title: { field_type: 'string' } }
+    const { app, types, events } = await setup(t, {
+      'seo.json': seo,
+      'onjson.json': { name: 'onjson', extends: null, fields },
+      'onjson5.json5': '// no parent\n{ name: \'onjson5\', extends: null, label: null, fields: { title: { field_type: \'string\' } } }'
+    }, env)
+    for (const name of ['onjson', 'onjson5']) {
+      const raw = await app.inject({ method: 'GET', url: `/api/schemas/${name}/raw` })
+      t.equal(raw.statusCode, 200)
+      t.equal(raw.json().extends, null, `${name}: the raw route answers extends: null`)
+      const resolved = await app.inject({ method: 'GET', url: `/api/collections/${name}` })
+      t.equal(resolved.statusCode, 200, `${name}: a collection without parent`)
+      t.equal(resolved.json().extends, null)
+    }
+
+    const created = { name: 'page', extends: null, ...nulls, fields }
+    const res = await app.inject({ method: 'POST', url: '/api/schemas', payload: created })
+    t.equal(res.statusCode, 201, 'POST with extends: null')
+    assertShape(t, SchemaDefinitionBody, res.json())
+    t.strictSame(res.json(), created, 'every null answered as null')
+    t.strictSame(JSON.parse(fileOf(types, 'page.json')), created, 'and written as null')
+    t.strictSame((await app.inject({ method: 'GET', url: '/api/schemas/page/raw' })).json(), created)
+    t.strictSame(Object.keys((await app.inject({ method: 'GET', url: '/api/collections/page' })).json().fields), ['title'])
+
+    for (const [name, file] of [['onjson', 'onjson.json'], ['onjson5', 'onjson5.json5']] as const) {
+      const next = { name, extends: null, ...nulls, fields }
+      const put = await app.inject({ method: 'PUT', url: `/api/schemas/${name}`, payload: next })
+      t.equal(put.statusCode, 200, `PUT ${file} with extends: null`)
+      t.strictSame(put.json(), next)
+      t.strictSame(JSON.parse(fileOf(types, file)), next, `${file} rewritten with null`)
+    }
+
+    const listed = { name: 'listed', extends: ['seo'], fields }
+    t.equal((await app.inject({ method: 'POST', url: '/api/schemas', payload: listed })).statusCode, 201)
+    t.strictSame(JSON.parse(fileOf(types, 'listed.json')).extends, ['seo'], 'a list of one name stays a list')
+    const wrong = await app.inject({ method: 'POST', url: '/api/schemas', payload: { name: 'wrong', extends: false, fields } })
+    assertError(t, wrong, 422, 'VALIDATION_FAILED')
+    t.strictSame(wrong.json().errors, ['extends: must be a schema name, a list of schema names, or null'], 'the registry judges the value as sent')
+    t.strictSame(events.map(e => e.event), ['schema.created', 'schema.updated', 'schema.updated', 'schema.created'])
+  })
 })
 
 t.test('DELETE /api/schemas/<name>: 204 without a body, both files removed, schema.deleted emitted', async t => {

@@ -1,7 +1,8 @@
 // GET /api/transform/<path> (contract §7): image variants from the transform cache.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { servingHeaders } from '../../../lib/assets/library.js'
-import { ifNoneMatch, VARIANT_CACHE_CONTROL } from '../../../lib/assets/transforms.js'
+import { VARIANT_CACHE_CONTROL } from '../../../lib/assets/transforms.js'
+import { ifNoneMatch } from '../../../lib/etag.js'
 import { transformSchema } from './schemas.js'
 
 const transform: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -3,7 +3,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import t, { type Test } from 'tap'
 import { createAssetRepository, type AssetRepository } from '../../../lib/assets/repository.js'
-import { INDEX_FILE } from '../../../lib/assets/file-repository.js'
+import { ASSET_INDEX_FILE } from '../../../lib/assets/file-repository.js'
 import { SQLITE_FILE } from '../../../lib/assets/sqlite-repository.js'
 import type { AssetMeta } from '../../../lib/assets/types.js'
 import { STORES, tempDir } from '../../helper.js'
@@ -92,7 +92,7 @@ for (const kind of STORES) {
     t.equal(rebuilt, 'missing')
     t.equal(scans, 1)
     t.same(repo.list('default', { page: 1, perPage: 10 }).items.map(m => m.path), ['z.png', 'y.txt'])
-    const file = path.join(dataDir, kind === 'sqlite' ? SQLITE_FILE : INDEX_FILE)
+    const file = path.join(dataDir, kind === 'sqlite' ? SQLITE_FILE : ASSET_INDEX_FILE)
     t.ok(existsSync(file), 'the metadata is written at once')
   })
 
@@ -109,11 +109,11 @@ for (const kind of STORES) {
 t.test('file: an unreadable index is rebuilt; writes are atomic', async t => {
   const dataDir = tempDir(t)
   mkdirSync(dataDir, { recursive: true })
-  writeFileSync(path.join(dataDir, INDEX_FILE), '{"version": 1, "assets": [')
+  writeFileSync(path.join(dataDir, ASSET_INDEX_FILE), '{"version": 1, "assets": [')
   const { repo, rebuilt } = await opened(t, 'file', dataDir, [meta('a.png', '2026-01-01T00:00:00.000Z')])
   t.equal(rebuilt, 'unreadable')
   await repo.insert(meta('b.png', '2026-01-02T00:00:00.000Z'))
-  const stored = JSON.parse(readFileSync(path.join(dataDir, INDEX_FILE), 'utf8')) as { assets: Array<{ path: string }> }
+  const stored = JSON.parse(readFileSync(path.join(dataDir, ASSET_INDEX_FILE), 'utf8')) as { assets: Array<{ path: string }> }
   t.same(stored.assets.map(a => a.path), ['a.png', 'b.png'])
   t.same(readdirSync(dataDir).filter(n => n.endsWith('.tmp')), [], 'no temp file is left beside the index')
 })

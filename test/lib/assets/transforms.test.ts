@@ -7,7 +7,7 @@ import { AssetLibrary } from '../../../lib/assets/library.js'
 import { AssetRoots } from '../../../lib/assets/paths.js'
 import { createAssetRepository } from '../../../lib/assets/repository.js'
 import {
-  formatOfSource, ifNoneMatch, negotiateFormat, normalizeTransform, TransformService, type TransformServiceOptions
+  formatOfSource, negotiateFormat, normalizeTransform, TransformService, type TransformServiceOptions
 } from '../../../lib/assets/transforms.js'
 import { tempDir } from '../../helper.js'
 import { png } from './fixtures.js'
@@ -66,17 +66,6 @@ t.test('negotiateFormat and formatOfSource', async t => {
   t.equal(formatOfSource('image/webp'), 'webp')
   t.equal(formatOfSource('image/avif'), 'avif')
   t.equal(formatOfSource('image/tiff'), 'png')
-})
-
-t.test('ifNoneMatch', async t => {
-  t.ok(ifNoneMatch('"abc"', '"abc"'))
-  t.ok(ifNoneMatch('abc', '"abc"'))
-  t.ok(ifNoneMatch('W/"abc"', '"abc"'))
-  t.ok(ifNoneMatch('"x", "abc"', '"abc"'))
-  t.ok(ifNoneMatch('*', '"abc"'))
-  t.notOk(ifNoneMatch(undefined, '"abc"'))
-  t.notOk(ifNoneMatch('"abcd"', '"abc"'))
-  t.notOk(ifNoneMatch('', '"abc"'))
 })
 
 t.test('a source above the pixel limit is refused before decoding', async t => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { INDEX_FILE, IndexFile, OPEN_MARKER } from '../../../lib/references/index-file.js'
+import { REFERENCE_INDEX_FILE, IndexFile, OPEN_MARKER } from '../../../lib/references/index-file.js'
 import { ReverseIndex } from '../../../lib/references/reverse-index.js'
 import { tempDir } from '../../helper.js'
 
@@ -28,7 +28,7 @@ t.test('missing, then saved on open, then loaded after a clean close', async t =
   file.changed()
   await until(() => file.saves === 2)
   t.equal(file.saves, 2, 'changes are saved after the debounce, together')
-  t.same(JSON.parse(readFileSync(path.join(dir, INDEX_FILE), 'utf8')).referrers.length, 2)
+  t.same(JSON.parse(readFileSync(path.join(dir, REFERENCE_INDEX_FILE), 'utf8')).referrers.length, 2)
 
   index.set({ collection: 'posts', slug: 'p3', locale: null }, [ref])
   file.changed()
@@ -54,10 +54,10 @@ t.test('a marker left behind (a crash) makes the file untrusted', async t => {
 
 t.test('an unreadable or malformed file', async t => {
   const dir = tempDir(t)
-  writeFileSync(path.join(dir, INDEX_FILE), '{ not json')
+  writeFileSync(path.join(dir, REFERENCE_INDEX_FILE), '{ not json')
   const bad = await new IndexFile({ dir }).load('sig')
   t.equal(bad.status, 'unreadable')
-  writeFileSync(path.join(dir, INDEX_FILE), JSON.stringify({ format: 'lectern-references', version: 1, referrers: 'x', deleted: [] }))
+  writeFileSync(path.join(dir, REFERENCE_INDEX_FILE), JSON.stringify({ format: 'lectern-references', version: 1, referrers: 'x', deleted: [] }))
   t.equal((await new IndexFile({ dir }).load('sig')).status, 'unreadable')
 })
 
@@ -67,7 +67,7 @@ t.test('nothing changed: no save', async t => {
   await file.open(new ReverseIndex(), 'sig', false)
   await file.flush()
   t.equal(file.saves, 0)
-  t.notOk(existsSync(path.join(dir, INDEX_FILE)))
+  t.notOk(existsSync(path.join(dir, REFERENCE_INDEX_FILE)))
   file.setSignature('sig')
   await file.close()
   t.equal(file.saves, 0)
@@ -76,7 +76,7 @@ t.test('nothing changed: no save', async t => {
   other.setSignature('b')
   await other.close()
   t.equal(other.saves, 1, 'a new signature is a change')
-  t.equal(JSON.parse(readFileSync(path.join(dir, INDEX_FILE), 'utf8')).signature, 'b')
+  t.equal(JSON.parse(readFileSync(path.join(dir, REFERENCE_INDEX_FILE), 'utf8')).signature, 'b')
 })
 
 t.test('a change after the final save puts the marker back: the next start rebuilds', async t => {

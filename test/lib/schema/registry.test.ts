@@ -163,6 +163,28 @@ t.test('update of a JSON Schema notation file rewrites it in native notation', a
   t.strictSame(await registry.readRaw('headline'), next)
 })
 
+t.test('extends: null is no parent, in JSON and JSON5 files, create, update and readRaw (contract §5)', async t => {
+  const fields = { title: { field_type: 'string' } }
+  const { registry, dir } = setup(t, {
+    'onjson.json': { name: 'onjson', extends: null, fields },
+    'onjson5.json5': '{ name: "onjson5", extends: null, label: null, fields: { title: { field_type: "string" } } }'
+  })
+  await registry.load()
+  for (const name of ['onjson', 'onjson5']) {
+    t.strictSame(registry.problems(name), [], `${name} loads`)
+    t.equal(registry.collection(name)?.schema.extends, null, `${name}: resolved without parent`)
+    t.equal((await registry.readRaw(name)).extends, null, `${name}: read back as null`)
+  }
+  const page = { name: 'page', extends: null, label: null, description: null, default_order: null, fields }
+  t.strictSame(await registry.create(page), page)
+  t.strictSame(JSON.parse(readFileSync(path.join(dir, 'page.json'), 'utf8')), page, 'written as null')
+  t.strictSame(await registry.readRaw('page'), page)
+  const next = { name: 'onjson5', extends: null, fields: { ...fields, body: { field_type: 'text' } } }
+  t.strictSame(await registry.update('onjson5', next), next)
+  t.strictSame(JSON.parse(readFileSync(path.join(dir, 'onjson5.json5'), 'utf8')), next, 'the .json5 file rewritten with null')
+  t.strictSame(Object.keys(registry.collection('onjson5')?.schema.fields ?? {}), ['title', 'body'])
+})
+
 t.test('remove: 400 on a bad name, 404 when missing, both files removed, children left out and logged', async t => {
   const { registry, dir, logs } = setup(t, { 'seo.json5': JSON.stringify(seo), 'seo.json': seo, 'post.json': post, 'author.json': author })
   await registry.load()

@@ -1,10 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { errorResponses } from '../../../../types/errors.js'
+import { CollectionParams } from '../../../../types/content.js'
 import { FIELD_TYPES } from '../../../../types/schema.js'
-
-export const CollectionParams = Type.Object({
-  collection: Type.String({ description: 'A content collection (a non-reusable schema name)' })
-})
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
 

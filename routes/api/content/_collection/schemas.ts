@@ -1,12 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import { errorResponses } from '../../../../types/errors.js'
-import { Entry, EntryList } from '../../../../types/content.js'
+import { CollectionParams, Entry, EntryList } from '../../../../types/content.js'
 
 export { Entry, EntryList }
-
-export const CollectionParams = Type.Object({
-  collection: Type.String({ description: 'A content collection (a non-reusable schema name)' })
-})
 
 /** `_locale` and `_environment`, taken by every content endpoint (interface.md "Endpoints"). */
 export const scopeParameters = {

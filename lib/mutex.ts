@@ -1,7 +1,7 @@
-// Serializes asynchronous tasks per key. The write pipeline takes one key per (environment,
-// collection), so the duplicate-slug and unique checks and the write that follows them cannot
-// interleave with another write to the same collection.
-import { TransientMap } from '../transient-map.js'
+// Serializes asynchronous tasks per key. The write pipeline takes one key per entry
+// (environment, locale, collection, slug), so the writes to one entry apply in order; the
+// asset library takes one per folder while it picks a free file name.
+import { TransientMap } from './transient-map.js'
 
 export class KeyedMutex {
   // A key per task in flight: transient, so finished chains die young (see transient-map.ts).

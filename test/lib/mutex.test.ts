@@ -1,6 +1,6 @@
 import t from 'tap'
 import { setImmediate as tick } from 'node:timers/promises'
-import { KeyedMutex } from '../../../lib/content/mutex.js'
+import { KeyedMutex } from '../../lib/mutex.js'
 
 t.test('tasks under one key run one at a time, in order', async t => {
   const mutex = new KeyedMutex()
