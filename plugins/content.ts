@@ -74,6 +74,10 @@ export default fp(async (fastify) => {
       else reply.sendRendered(hit)
     })
 
+  const cache = fastify.responseCache
+  // A copy kept for a cached answer counts in the cache's byte bound (CMS_CACHE_MAX_BYTES).
+  const copyMade = (body: Buffer, copy: Buffer): void => { cache.keptBeside(body, copy.length) }
+
   fastify.decorateReply('sendRendered', function sendRendered (this: FastifyReply, rendered: Rendered) {
     // Pooled memory is reused once the response has been handed to the socket ('finish'); a
     // connection closed before that leaves it to the garbage collector.
@@ -86,7 +90,7 @@ export default fp(async (fastify) => {
     if (encoding === null) return this.send(rendered.body)
     // A cached answer's body keeps its compressed copy, so a hit is not compressed again; a
     // pooled body is sent once, and its copy is made before its memory goes back to the pool.
-    const bytes = rendered.release === undefined ? fastify.compressedCopies.get(rendered.body, encoding) : compress(rendered.body, encoding)
+    const bytes = rendered.release === undefined ? fastify.compressedCopies.get(rendered.body, encoding, copyMade) : compress(rendered.body, encoding)
     return this.header('content-encoding', encoding).send(bytes)
   })
 }, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales', 'references', 'cache', 'compression'], fastify: '5.x' })
