@@ -8,8 +8,9 @@
 // the N per-round ratios), --connections N (default 50),
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
-// --only create,get,list,resolve,transform,admin, --stores sqlite,file, --rows <regular expression> (only
-// the rows whose name it matches; the phases still set up their data).
+// --only create,get,list,resolve,pull,transform,admin, --stores sqlite,file (`--only pull` runs the
+// full pull alone: it creates the SQLite collection's --list-entries itself when no earlier phase did),
+// --rows <regular expression> (only the rows whose name it matches; the phases still set up their data).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http, { type IncomingHttpHeaders } from 'node:http'
@@ -32,7 +33,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
-    only: { type: 'string', default: 'create,get,list,resolve,transform,admin' },
+    only: { type: 'string', default: 'create,get,list,resolve,pull,transform,admin' },
     stores: { type: 'string', default: 'sqlite,file' },
     rows: { type: 'string', default: '' }
   }
@@ -207,6 +208,18 @@ function rssMb (child: ChildProcess): number | null {
     const m = /VmRSS:\s+(\d+) kB/.exec(status)
     return m?.[1] === undefined ? null : Math.round(Number(m[1]) / 1024)
   } catch { return null }
+}
+
+/** The most RSS `child` reaches from now until `stop()` is called, read every 10 ms. */
+function watchRss (child: ChildProcess): { stop: () => number | null } {
+  let peak: number | null = null
+  const read = (): void => {
+    const mb = rssMb(child)
+    if (mb !== null && (peak === null || mb > peak)) peak = mb
+  }
+  read()
+  const timer = setInterval(read, 10)
+  return { stop: () => { clearInterval(timer); read(); return peak } }
 }
 
 // ---------- measuring ----------
@@ -568,6 +581,85 @@ async function entriesPhase (store: Store): Promise<void> {
   }
 }
 
+/** One pass of a full pull: every page of 1000, one after another, as a static-site build reads them. */
+async function pullPages (server: Running, query: string): Promise<{ measure: Measure, seconds: number, pages: number }> {
+  const times: number[] = []
+  let bytes = 0
+  let errors = 0
+  const started = performance.now()
+  for (let page = 1, pages = 1; page <= pages; page++) {
+    const t0 = performance.now()
+    const res = await fetch(`${server.url}/api/content/bench_post?_per_page=1000&_page=${page}${query}`)
+    const body = Buffer.from(await res.arrayBuffer())
+    times.push(performance.now() - t0)
+    bytes += body.length
+    if (!res.ok) { errors++; continue }
+    pages = (JSON.parse(body.toString()) as { pages: number }).pages
+  }
+  const seconds = (performance.now() - started) / 1000
+  const sorted = [...times].sort((a, b) => a - b)
+  const at = (q: number): number => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0)
+  return {
+    measure: { reqPerSec: Math.round(times.length / seconds * 10) / 10, p50: at(0.5), p99: at(0.99), bytes: Math.round(bytes / times.length), errors },
+    seconds,
+    pages: times.length
+  }
+}
+
+/**
+ * The full pull (issue 22): every page of 1000 of the SQLite list collection, once without and
+ * once with `_resolve=1`, cache on, on a server started for it. Its RSS is read throughout (the
+ * peak) and for 3 s after (the most, and at the end): both at most 300 MB. On the entries phase's
+ * data when it ran; otherwise the collection is made here. --rows may leave out either pass.
+ */
+async function pullPhase (): Promise<void> {
+  const dataDir = path.join(scratch, 'data-sqlite')
+  const entries = LIST_ENTRIES.sqlite
+  const pages = Math.ceil(entries / 1000)
+  const wantedPulls = [
+    { name: `full pull, ${pages} pages of 1000, cache on`, query: '' },
+    { name: `full pull, ${pages} pages of 1000, _resolve=1, cache on`, query: '&_resolve=1' }
+  ].filter(pull => wanted(pull.name))
+  // --rows left both out: nothing to measure, so no data to make either.
+  if (wantedPulls.length === 0) return
+  let server = await startLectern('sqlite', dataDir, { CMS_CACHE_MAX: '0' })
+  try {
+    const res = await fetch(`${server.url}/api/content/bench_post?_per_page=1`)
+    if (res.status === 404) await createSchemas(server)
+    const total = res.ok ? (await res.json() as { total: number }).total : 0
+    if (total < entries) await createEntries(server, total, entries)
+    await server.stop()
+    server = await startLectern('sqlite', dataDir)
+    const start = rssMb(server.child)
+    const watch = watchRss(server.child)
+    const passes: Array<{ name: string, pull: Awaited<ReturnType<typeof pullPages>> }> = []
+    for (const pass of wantedPulls) passes.push({ name: pass.name, pull: await pullPages(server, pass.query) })
+    const peak = watch.stop()
+    const afterWatch = watchRss(server.child)
+    await new Promise(resolve => setTimeout(resolve, 3000))
+    const after = afterWatch.stop()
+    const atEnd = rssMb(server.child)
+    const pass = peak !== null && after !== null && Math.max(peak, after) <= 300
+    extra.full_pull = { entries, rss_mb: { start, peak, after, at_end: atEnd }, passes: passes.map(({ name, pull: p }) => ({ name, pages: p.pages, seconds: Math.round(p.seconds * 10) / 10, ...p.measure })) }
+    for (const { name, pull: p } of passes) {
+      const row: Row = {
+        name,
+        store: 'sqlite',
+        lectern: p.measure,
+        baseline: null,
+        ratio: null,
+        target: 'RSS <= 300 MB, peak and after',
+        pass: pass && p.measure.errors === 0,
+        note: `pages/s in req/s; server RSS ${String(start)} MB at start, peak ${String(peak)} MB, ${String(after)} MB at most in the 3 s after (${String(atEnd)} MB at the end)`
+      }
+      rows.push(row)
+      printRow(row)
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
 async function transformPhase (): Promise<void> {
   const dataDir = path.join(scratch, 'data-transform')
   const server = await startLectern('sqlite', dataDir)
@@ -655,8 +747,14 @@ async function main (): Promise<void> {
     `${PINNED ? 'servers on core 0, load on core 1' : 'not pinned'}, node ${process.version}`)
   header()
   const failures: string[] = []
-  for (const store of STORES) {
-    try { await entriesPhase(store) } catch (err) { failures.push(`${store}: ${(err as Error).message}`) }
+  // The entries phase makes its stores' data first, whichever of its rows are asked for.
+  if (['create', 'get', 'list', 'resolve'].some(phase => ONLY.has(phase))) {
+    for (const store of STORES) {
+      try { await entriesPhase(store) } catch (err) { failures.push(`${store}: ${(err as Error).message}`) }
+    }
+  }
+  if (ONLY.has('pull') && STORES.includes('sqlite')) {
+    try { await pullPhase() } catch (err) { failures.push(`pull: ${(err as Error).message}`) }
   }
   if (ONLY.has('transform')) {
     try { await transformPhase() } catch (err) { failures.push(`transform: ${(err as Error).message}`) }

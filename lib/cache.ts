@@ -1,6 +1,7 @@
 // The response cache (interface.md list rule 3, single-entry rule 4, visibility rule 4;
 // CMS_CACHE_MAX): rendered responses, kept as their bytes and their ETag, so a hit costs a map
-// lookup and no serialization or hashing.
+// lookup and no serialization or hashing. Bounded in answers and in bytes (CMS_CACHE_MAX_BYTES),
+// each answer counted with the compressed copies kept for it (keptBeside).
 //
 // Keys:
 //   lists    (environment, collection, raw query string, locale, visibility)
@@ -17,6 +18,7 @@
 // response may be rendered from reads made before a write that was discarded while they ran:
 // `mark` before reading and `set(..., since)` after rendering keep such a response out.
 import { LRUCache } from 'lru-cache'
+import { DEFAULT_CACHE_MAX_BYTES } from './config.js'
 import type { Scope } from '../types/scope.js'
 
 /** A rendered response: the exact body and its ETag. */
@@ -27,12 +29,17 @@ export interface CachedBody {
 
 interface Stored extends CachedBody {
   tags: readonly string[]
+  /** Bytes kept beside the body for this answer (its compressed copies), counted with it. */
+  beside: number
 }
 
 export interface ResponseCacheOptions {
   /** Most responses kept (CMS_CACHE_MAX); 0 turns the cache off. */
   max: number
-  /** Most bytes of bodies kept, whatever `max` says (a page of 1000 entries is large). */
+  /**
+   * Most bytes of bodies kept, with their compressed copies (CMS_CACHE_MAX_BYTES), whatever `max`
+   * says (a page of 1000 entries is large); 0 turns the cache off.
+   */
   maxBytes?: number
 }
 
@@ -44,7 +51,6 @@ export interface CacheStats {
 }
 
 const SEP = '\u0000'
-export const DEFAULT_MAX_BYTES = 128 * 1024 * 1024
 /** Per-entry overhead counted besides the body: the key, the tag sets, the record. */
 const OVERHEAD = 256
 
@@ -80,17 +86,19 @@ export class ResponseCache {
   /** tag → the clock of its last discard: one number per (environment, collection) written. */
   private readonly discardedAt = new Map<string, number>()
   private clearedAt = 0
+  /** The key each kept body is kept under, to count what is kept beside it (keptBeside). */
+  private readonly keys = new WeakMap<Buffer, string>()
 
   constructor (options: ResponseCacheOptions) {
-    this.enabled = options.max > 0
-    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+    const maxBytes = options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES
+    this.enabled = options.max > 0 && maxBytes > 0
     this.lru = this.enabled
       ? new LRUCache<string, Stored>({
         max: options.max,
         maxSize: maxBytes,
         // One response may take at most an eighth of the budget: no single page evicts all.
-        maxEntrySize: Math.max(OVERHEAD + 1, Math.floor(maxBytes / 8)),
-        sizeCalculation: (value, key) => value.body.length + key.length + OVERHEAD,
+        maxEntrySize: Math.min(maxBytes, Math.max(OVERHEAD + 1, Math.floor(maxBytes / 8))),
+        sizeCalculation: (value, key) => value.body.length + value.beside + key.length + OVERHEAD,
         dispose: (value, key) => { this.untag(key, value.tags) }
       })
       : null
@@ -98,6 +106,11 @@ export class ResponseCache {
 
   get size (): number {
     return this.lru?.size ?? 0
+  }
+
+  /** The bytes the kept answers are counted for, compressed copies included: at most `maxBytes`. */
+  get bytes (): number {
+    return this.lru?.calculatedSize ?? 0
   }
 
   /** Like get, but only a hit is counted: a miss is counted by the get that follows it (ContentService.cached*). */
@@ -128,16 +141,21 @@ export class ResponseCache {
    */
   set (key: string, body: CachedBody, tags: readonly string[], since = this.clock): void {
     if (this.lru === null || this.discardedSince(tags, since)) return
-    const stored: Stored = { body: body.body, etag: body.etag, tags: [...new Set(tags)] }
-    this.lru.set(key, stored)
-    // A body over the per-entry limit is not kept.
-    if (this.lru.peek(key) !== stored) return
-    this.stats.stores++
-    for (const tag of stored.tags) {
-      let keys = this.byTag.get(tag)
-      if (keys === undefined) { keys = new Set(); this.byTag.set(tag, keys) }
-      keys.add(key)
-    }
+    if (this.keep(key, { body: body.body, etag: body.etag, tags: [...new Set(tags)], beside: 0 })) this.stats.stores++
+  }
+
+  /**
+   * `bytes` more are kept for the answer whose body is `body` (a compressed copy of it, which
+   * lives as long as the body: lib/compression.ts CompressedCopies): counted with it in the byte
+   * bound, which may let older answers go, or this one, now over the per-answer limit. Nothing
+   * when no kept answer has this body.
+   */
+  keptBeside (body: Buffer, bytes: number): void {
+    const key = this.keys.get(body)
+    const stored = key === undefined ? undefined : this.lru?.peek(key)
+    if (key === undefined || stored?.body !== body) return
+    // A record of its own: the cache sizes an answer when it is set, not when it is set again.
+    this.keep(key, { ...stored, beside: stored.beside + bytes })
   }
 
   /** Discards every response that depends on `tag` (a write to that collection). */
@@ -160,6 +178,20 @@ export class ResponseCache {
     this.stats.discarded += this.lru.size
     this.lru.clear()
     this.byTag.clear()
+  }
+
+  /** Keeps `stored` under `key` and tags it; false when it is over the per-answer limit, and not kept. */
+  private keep (key: string, stored: Stored): boolean {
+    const lru = this.lru as LRUCache<string, Stored>
+    lru.set(key, stored)
+    if (lru.peek(key) !== stored) return false
+    this.keys.set(stored.body, key)
+    for (const tag of stored.tags) {
+      let keys = this.byTag.get(tag)
+      if (keys === undefined) { keys = new Set(); this.byTag.set(tag, keys) }
+      keys.add(key)
+    }
+    return true
   }
 
   private discardedSince (tags: readonly string[], since: number): boolean {

@@ -55,19 +55,25 @@ export function compressStream (encoding: Encoding): Transform {
  * are, so a cache hit does not compress again. They are keyed by the body's Buffer, which the
  * response cache keeps as the answer that was first sent (it stores it in a record of its own),
  * and each lives as long as that Buffer (a WeakMap entry): when the cache lets an answer go, its
- * copies go with it. Only for bodies that never change: not pooled memory, which is reused.
+ * copies go with it. The caller is told of each copy made (`made`), so the cache can count it
+ * with its answer. Only for bodies that never change: not pooled memory, which is reused.
  */
 export class CompressedCopies {
   readonly #copies = new WeakMap<Buffer, Partial<Record<Encoding, Buffer>>>()
 
-  /** `body` compressed in `encoding`: the kept copy, made now if there is none yet. */
-  get (body: Buffer, encoding: Encoding): Buffer {
+  /** `body` compressed in `encoding`: the kept copy, made now if there is none yet (and then handed to `made`). */
+  get (body: Buffer, encoding: Encoding, made?: (body: Buffer, copy: Buffer) => void): Buffer {
     let copies = this.#copies.get(body)
     if (copies === undefined) {
       copies = {}
       this.#copies.set(body, copies)
     }
-    return (copies[encoding] ??= compress(body, encoding))
+    let copy = copies[encoding]
+    if (copy === undefined) {
+      copy = copies[encoding] = compress(body, encoding)
+      made?.(body, copy)
+    }
+    return copy
   }
 
   /** The copy kept for `body` in `encoding`, if one was made. */

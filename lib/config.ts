@@ -29,6 +29,12 @@ export interface Config {
   /** Base delay of the webhook retry back-off, in milliseconds. */
   webhookBackoffMs: number
   cacheMax: number
+  /** Bytes of cached answers, with their compressed copies (CMS_CACHE_MAX_BYTES); 0 turns the cache off. */
+  cacheMaxBytes: number
+  /** Bytes of JSON texts kept per stored entry, plain and resolved, together (CMS_TEXT_CACHE_BYTES); 0 keeps none. */
+  textCacheBytes: number
+  /** Bytes of free memory kept for reuse by large bodies that are sent and not kept (CMS_BODY_POOL_BYTES); 0 keeps none. */
+  bodyPoolBytes: number
   /** CMS_SYNC_RETENTION_DAYS: days the change log keeps tombstones (contract §9). */
   syncRetentionDays: number
   bodyLimit: number
@@ -49,6 +55,27 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>
+
+/**
+ * CMS_CACHE_MAX_BYTES: the response cache's bodies and their compressed copies. 128 MiB holds
+ * every page of 1,000 of a 100,000-entry collection, plain and resolved (about 55 MB of JSON
+ * for the bench's entries), or 10,000 answers of 13 KB. Buffers outside the heap: they cost
+ * their size, no more.
+ */
+export const DEFAULT_CACHE_MAX_BYTES = 128 * 1024 * 1024
+/**
+ * CMS_TEXT_CACHE_BYTES: 8 MiB holds about 20,000 texts of 100-byte entries (each is counted with
+ * the 260 bytes of records that keep it) or 1,500 of 5 KB ones: the entries a site reads again
+ * and again (a text is kept from its second making, so a full pull keeps none). What is kept
+ * costs more than its size: between full collections the heap runs to about 3.5 times what is
+ * live (measured during a 100,000-entry pull), so each MiB kept can cost 3.5 MiB of RSS at peak.
+ */
+export const DEFAULT_TEXT_CACHE_BYTES = 8 * 1024 * 1024
+/**
+ * CMS_BODY_POOL_BYTES: two free buffers of 8 MiB (for pages of 1,000 entries of 5 KB), or more
+ * smaller ones (at most four of a size). Memory outside the heap: it costs its size, no more.
+ */
+export const DEFAULT_BODY_POOL_BYTES = 16 * 1024 * 1024
 
 const MIN_KEY_LENGTH = 16
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
@@ -170,6 +197,9 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
     webhookSecret: read(env, 'CMS_WEBHOOK_SECRET') ?? null,
     webhookBackoffMs: integer(env, 'CMS_WEBHOOK_BACKOFF_MS', 2000, 1, 3_600_000),
     cacheMax: integer(env, 'CMS_CACHE_MAX', 10000, 0),
+    cacheMaxBytes: integer(env, 'CMS_CACHE_MAX_BYTES', DEFAULT_CACHE_MAX_BYTES, 0),
+    textCacheBytes: integer(env, 'CMS_TEXT_CACHE_BYTES', DEFAULT_TEXT_CACHE_BYTES, 0),
+    bodyPoolBytes: integer(env, 'CMS_BODY_POOL_BYTES', DEFAULT_BODY_POOL_BYTES, 0),
     // At most a century: the retention cut-off must stay a date.
     syncRetentionDays: integer(env, 'CMS_SYNC_RETENTION_DAYS', 30, 1, 36500),
     bodyLimit: integer(env, 'CMS_BODY_LIMIT', 1048576, 1),

@@ -1,5 +1,5 @@
-// The response cache (CMS_CACHE_MAX; 0 turns it off): rendered list and entry responses kept
-// with their bytes and ETag (lib/cache.ts). The content pipeline is handed it (plugins/content.ts):
+// The response cache (CMS_CACHE_MAX answers, CMS_CACHE_MAX_BYTES bytes; 0 turns it off): rendered
+// list and entry responses kept with their bytes and ETag (lib/cache.ts). The content pipeline is handed it (plugins/content.ts):
 // a write discards every response that depends on the written collection (its own lists and
 // entries, and `_resolve` answers that looked into it) once the write is durable. A schema
 // change discards everything.
@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  const cache = new ResponseCache({ max: fastify.config.cacheMax })
+  const cache = new ResponseCache({ max: fastify.config.cacheMax, maxBytes: fastify.config.cacheMaxBytes })
   fastify.decorate('responseCache', cache)
   if (!cache.enabled) return
 

@@ -3,6 +3,7 @@
 // (uncompressed: contract §11).
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { BodyPool } from '../lib/content/body-pool.js'
 import { ContentService, type Rendered } from '../lib/content/service.js'
 import { compress } from '../lib/compression.js'
 import { ifNoneMatch } from '../lib/etag.js'
@@ -45,7 +46,10 @@ export default fp(async (fastify) => {
     store: fastify.store,
     references: fastify.references,
     cache: fastify.responseCache,
-    emit: event => { fastify.events.emit(event) }
+    emit: event => { fastify.events.emit(event) },
+    // One budget for every kept text, the views' here and `_resolve`'s (plugins/references.ts makes it).
+    texts: fastify.references.texts,
+    bodies: new BodyPool({ maxFreeBytes: fastify.config.bodyPoolBytes })
   }))
 
   // The pipeline serializes bodies itself because the ETag is a hash of their exact bytes;
@@ -70,6 +74,10 @@ export default fp(async (fastify) => {
       else reply.sendRendered(hit)
     })
 
+  const cache = fastify.responseCache
+  // A copy kept for a cached answer counts in the cache's byte bound (CMS_CACHE_MAX_BYTES).
+  const copyMade = (body: Buffer, copy: Buffer): void => { cache.keptBeside(body, copy.length) }
+
   fastify.decorateReply('sendRendered', function sendRendered (this: FastifyReply, rendered: Rendered) {
     // Pooled memory is reused once the response has been handed to the socket ('finish'); a
     // connection closed before that leaves it to the garbage collector.
@@ -82,7 +90,7 @@ export default fp(async (fastify) => {
     if (encoding === null) return this.send(rendered.body)
     // A cached answer's body keeps its compressed copy, so a hit is not compressed again; a
     // pooled body is sent once, and its copy is made before its memory goes back to the pool.
-    const bytes = rendered.release === undefined ? fastify.compressedCopies.get(rendered.body, encoding) : compress(rendered.body, encoding)
+    const bytes = rendered.release === undefined ? fastify.compressedCopies.get(rendered.body, encoding, copyMade) : compress(rendered.body, encoding)
     return this.header('content-encoding', encoding).send(bytes)
   })
 }, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales', 'references', 'cache', 'compression'], fastify: '5.x' })

@@ -8,6 +8,7 @@
 // from the stored entries, and that is logged. With environments configured there is no index
 // (the referrers endpoint answers an empty list), so nothing is kept or saved.
 import fp from 'fastify-plugin'
+import { TextBudget } from '../lib/content/json-memo.js'
 import { IndexFile } from '../lib/references/index-file.js'
 import { ReferenceService } from '../lib/references/service.js'
 import { DEFAULT_ENVIRONMENT } from '../types/scope.js'
@@ -27,7 +28,9 @@ export default fp(async (fastify) => {
     store: fastify.store,
     publicUrl: config.publicUrl,
     environments: config.environments,
-    defaultEnvironment: DEFAULT_ENVIRONMENT
+    defaultEnvironment: DEFAULT_ENVIRONMENT,
+    // Every kept text's budget (CMS_TEXT_CACHE_BYTES): the content plugin hands the same one to its renderer.
+    texts: new TextBudget(config.textCacheBytes)
   })
   fastify.decorate('references', service)
 

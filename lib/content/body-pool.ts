@@ -7,6 +7,11 @@
 // of server CPU a request before, 80–85 µs with the page pooled). A body encoded here lives in a
 // buffer that came back from an earlier response, whose pages are already mapped.
 // Pure: the caller says when a body's bytes have been handed to the socket (release).
+//
+// Bounded: free buffers are kept up to `maxFreeBytes` in all (CMS_BODY_POOL_BYTES; 0 pools
+// nothing), beyond which a released one is left to the garbage collector; a body that would need
+// a buffer larger than that is not pooled at all. Buffers lent out are the bodies in flight.
+import { DEFAULT_BODY_POOL_BYTES } from '../config.js'
 
 /** A body in pooled memory: `bytes` until `release()`, after which they must not be read again. */
 export interface PooledBody {
@@ -17,11 +22,11 @@ export interface PooledBody {
 export interface BodyPoolOptions {
   /** Texts shorter than this (in UTF-16 units), or bodies of fewer bytes, are not pooled: small buffers are cheap. */
   minLength?: number
-  /** The largest buffer kept; longer bodies are not pooled. */
+  /** The largest buffer kept (at most `maxFreeBytes`); longer bodies are not pooled. */
   maxBytes?: number
   /** Buffers kept free per size, beyond which a released one is left to the garbage collector. */
   freePerSize?: number
-  /** Bytes kept free in all, likewise. */
+  /** Bytes kept free in all, likewise (CMS_BODY_POOL_BYTES); 0 pools nothing. */
   maxFreeBytes?: number
 }
 
@@ -29,7 +34,6 @@ export interface BodyPoolOptions {
 const MIN_LENGTH = 4 * 1024
 const MAX_BYTES = 8 * 1024 * 1024
 const FREE_PER_SIZE = 4
-const MAX_FREE_BYTES = 16 * 1024 * 1024
 /** The longest UTF-8 sequence: room left after a write proves nothing was cut off. */
 const MAX_CHAR_BYTES = 4
 
@@ -44,9 +48,10 @@ export class BodyPool {
 
   constructor (options: BodyPoolOptions = {}) {
     this.#minLength = options.minLength ?? MIN_LENGTH
-    this.#maxBytes = options.maxBytes ?? MAX_BYTES
     this.#freePerSize = options.freePerSize ?? FREE_PER_SIZE
-    this.#maxFreeBytes = options.maxFreeBytes ?? MAX_FREE_BYTES
+    this.#maxFreeBytes = options.maxFreeBytes ?? DEFAULT_BODY_POOL_BYTES
+    // A buffer that could never be kept free is not worth lending.
+    this.#maxBytes = Math.min(options.maxBytes ?? MAX_BYTES, this.#maxFreeBytes)
   }
 
   /**
@@ -58,8 +63,9 @@ export class BodyPool {
     // UTF-8 takes at least one byte per UTF-16 unit; most JSON is ASCII, one byte each. A text
     // that does not fit is tried once more at three bytes per unit, the most it can need.
     for (const need of [text.length + MAX_CHAR_BYTES, text.length * 3 + MAX_CHAR_BYTES]) {
-      if (need > this.#maxBytes) return null
-      const buffer = this.#take(need)
+      const size = bufferSize(need)
+      if (size > this.#maxBytes) return null
+      const buffer = this.#take(size)
       const written = buffer.write(text, 0, 'utf8')
       if (written <= buffer.length - MAX_CHAR_BYTES) return this.#lend(buffer, written)
       this.#give(buffer)
@@ -69,11 +75,13 @@ export class BodyPool {
 
   /**
    * `bytes` of pooled memory to write a body into, or null when not worth pooling (fewer bytes
-   * than `minLength`, or more than `maxBytes`): the caller then allocates as usual.
+   * than `minLength`, or a buffer larger than `maxBytes`): the caller then allocates as usual.
    */
   alloc (bytes: number): PooledBody | null {
-    if (bytes < this.#minLength || bytes > this.#maxBytes) return null
-    return this.#lend(this.#take(bytes), bytes)
+    if (bytes < this.#minLength) return null
+    const size = bufferSize(bytes)
+    if (size > this.#maxBytes) return null
+    return this.#lend(this.#take(size), bytes)
   }
 
   /** Buffers kept free, for tests. */
@@ -83,9 +91,13 @@ export class BodyPool {
     return n
   }
 
-  #take (need: number): Buffer {
-    let size = 1024
-    while (size < need) size *= 2
+  /** Bytes of the buffers kept free, for tests: never more than `maxFreeBytes`. */
+  get freeBytes (): number {
+    return this.#freeBytes
+  }
+
+  /** A buffer of `size` bytes (a power of two), free or new. */
+  #take (size: number): Buffer {
     const free = this.#free.get(size)?.pop()
     if (free === undefined) return Buffer.allocUnsafeSlow(size)
     this.#freeBytes -= size
@@ -111,4 +123,11 @@ export class BodyPool {
       }
     }
   }
+}
+
+/** The size of the buffer a body of `need` bytes is pooled in: a power of two, 1 KB at least. */
+function bufferSize (need: number): number {
+  let size = 1024
+  while (size < need) size *= 2
+  return size
 }

@@ -7,9 +7,9 @@ import { etagOf } from '../etag.js'
 import type { ReferenceService } from '../references/service.js'
 import type { CollectionModel } from '../../types/schema.js'
 import type { StoredEntry } from '../../types/store.js'
-import { BodyPool } from './body-pool.js'
+import type { BodyPool } from './body-pool.js'
 import { entryView, type EntryView } from './entry.js'
-import { JsonMemo, writeJsonText, type JsonText } from './json-memo.js'
+import { JsonMemo, writeJsonText, type JsonText, type TextBudget } from './json-memo.js'
 
 /** A response body serialized once, as the UTF-8 bytes that are sent, with its ETag. */
 export interface Rendered {
@@ -44,6 +44,10 @@ export interface RendererOptions {
   cache: ResponseCache
   /** Reference formatting of views (plugins/references.ts). */
   references: Pick<ReferenceService, 'format'>
+  /** Bounds the views' texts kept per stored entry (CMS_TEXT_CACHE_BYTES), shared with `_resolve`'s. */
+  texts: TextBudget
+  /** Memory for large bodies that are sent and not kept (CMS_BODY_POOL_BYTES). */
+  bodies: BodyPool
 }
 
 const COMMA = 0x2c
@@ -51,14 +55,16 @@ const COMMA = 0x2c
 export class Renderer {
   private readonly cache: ResponseCache
   private readonly references: RendererOptions['references']
-  /** The JSON text of each stored entry's view, made on its first read (json-memo.ts). */
-  private readonly viewTexts = new JsonMemo<StoredEntry>()
+  /** The JSON text of each stored entry's view, kept once made twice (json-memo.ts). */
+  private readonly viewTexts: JsonMemo<StoredEntry>
   /** Memory for large bodies that are sent and not kept. */
-  private readonly bodies = new BodyPool()
+  private readonly bodies: BodyPool
 
   constructor (options: RendererOptions) {
     this.cache = options.cache
     this.references = options.references
+    this.viewTexts = new JsonMemo(options.texts)
+    this.bodies = options.bodies
   }
 
   /** The response view of a stored entry, references formatted per schema. */
@@ -66,7 +72,7 @@ export class Renderer {
     return this.references.format(model, entryView(entry))
   }
 
-  /** JSON.stringify(this.view(model, entry)), made once per stored entry and model. */
+  /** JSON.stringify(this.view(model, entry)), kept per stored entry and model (within the text budget). */
   viewJson (model: CollectionModel, entry: StoredEntry): string {
     return this.viewText(model, entry).json
   }

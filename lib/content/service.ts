@@ -20,7 +20,8 @@ import {
   bodyObject, bodySlug, bodyStatus, dataOf, entryView, keepStoredValues, orderFields,
   pathSlug, projectFields, type Data, type EntryView
 } from './entry.js'
-import type { JsonText } from './json-memo.js'
+import type { BodyPool } from './body-pool.js'
+import type { JsonText, TextBudget } from './json-memo.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from '../mutex.js'
 import { Renderer, type KeepAs, type PageNumbers, type Rendered } from './render.js'
@@ -81,6 +82,10 @@ export interface ContentServiceOptions {
   /** The response cache (plugins/cache.ts), on or off. */
   cache: ResponseCache
   emit: (event: ContentEvent) => void
+  /** Bounds the views' texts kept per stored entry (CMS_TEXT_CACHE_BYTES): the reference service's `texts`. */
+  texts: TextBudget
+  /** Memory for large bodies that are sent and not kept (CMS_BODY_POOL_BYTES). */
+  bodies: BodyPool
 }
 
 export class ContentService {
@@ -105,7 +110,7 @@ export class ContentService {
     this.references = options.references
     this.cache = options.cache
     this.emit = options.emit
-    this.renderer = new Renderer({ cache: options.cache, references: options.references })
+    this.renderer = new Renderer({ cache: options.cache, references: options.references, texts: options.texts, bodies: options.bodies })
   }
 
   /** The collection's model; 404 for an unknown or reusable collection. */

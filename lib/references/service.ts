@@ -6,7 +6,8 @@
 import { notFound } from '../errors.js'
 import { pathSlug } from '../content/entry.js'
 import type { EntryChange } from '../content/service.js'
-import { JsonMemo, type JsonText } from '../content/json-memo.js'
+import { JsonMemo, TextBudget, type JsonText } from '../content/json-memo.js'
+import { DEFAULT_TEXT_CACHE_BYTES } from '../config.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, StoredEntry } from '../../types/store.js'
@@ -28,6 +29,11 @@ export interface ReferenceServiceOptions {
   environments: readonly string[]
   /** The environment used when environments are off. */
   defaultEnvironment: string
+  /**
+   * Bounds the texts kept per stored entry (CMS_TEXT_CACHE_BYTES), the `_resolve` ones here and
+   * the views' in the content pipeline's renderer, which is handed the same budget (`texts`).
+   */
+  texts?: TextBudget
 }
 
 export class ReferenceService {
@@ -36,14 +42,16 @@ export class ReferenceService {
   private readonly publicUrl: string
   private readonly environments: readonly string[]
   private readonly defaultEnvironment: string
+  /** The budget of every text kept per stored entry (json-memo.ts TextBudget), shared with the content pipeline. */
+  readonly texts: TextBudget
   private index: ReverseIndex | null = null
   private onIndexChange: () => void = () => {}
   /** Per collection, the signature of its reference fields the index was built with. */
   private indexedPlans = new Map<string, string>()
   /** The JSON texts of entries embedded as leaves by `_resolve`. */
-  private readonly leafTexts = new JsonMemo<StoredEntry>()
+  private readonly leafTexts: JsonMemo<StoredEntry>
   /** The resolved JSON texts of root entries (resolve.ts ResolvedTexts). */
-  private readonly rootTexts = new ResolvedTexts()
+  private readonly rootTexts: ResolvedTexts
   /** Index rebuilds after schema changes, one after the other. */
   private rebuilds: Promise<unknown> = Promise.resolve()
   /** While a rebuild reads the stored entries: the changes made meanwhile, applied again after it. */
@@ -55,6 +63,9 @@ export class ReferenceService {
     this.publicUrl = options.publicUrl
     this.environments = options.environments
     this.defaultEnvironment = options.defaultEnvironment
+    this.texts = options.texts ?? new TextBudget(DEFAULT_TEXT_CACHE_BYTES)
+    this.leafTexts = new JsonMemo(this.texts)
+    this.rootTexts = new ResolvedTexts(this.texts)
   }
 
   /** The reference plan of a content collection; null when unknown or reusable. */

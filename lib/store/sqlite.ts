@@ -48,8 +48,24 @@ export const DATABASE_FILE = 'lectern.db'
 const SEARCH_VERSION = `1/${process.versions.unicode ?? ''}`
 const SCHEMA_VERSION = '1'
 const STATEMENT_CACHE = 500
-/** Entries kept parsed (by row id) for list pages. */
+/** Entries kept parsed, at most, in each entry cache (by row id for list pages, by key for single reads)... */
 const ROW_CACHE = 20_000
+/**
+ * ...and bytes, each: 8 MiB holds the 20,000 of the bench's entries (about 150 characters of
+ * data), and 1,500 of 5 KB. An entry is counted as its row's data length plus ENTRY_OVERHEAD
+ * (entrySize): parsed, it takes about that (measured: 240 bytes more than its data for the
+ * bench's shape, and for data of 1 to 5 KB; a character of Latin-1 text is a byte in V8, any
+ * other two, so text beyond Latin-1 may take up to twice what it is counted for).
+ */
+const ROW_CACHE_BYTES = 8 * 1024 * 1024
+/** An entry's bytes besides its data's characters: its record, slug, timestamps, and the cache's slot. */
+const ENTRY_OVERHEAD = 320
+/**
+ * SQLite's page cache, in KiB (cache_size takes a negative number as KiB): the pages read last,
+ * above the operating system's file cache. A full pull reads every page once and fills it: with
+ * 64 MiB, the bench's pull of 100,000 entries peaked at 300 MB of RSS, with 16 MiB at 259-262.
+ */
+const PAGE_CACHE_KIB = 16 * 1024
 /** Row ids kept in materialized lists, over all collections (8 bytes each). */
 const MATERIALIZED_IDS = 2_000_000
 /** Expression indexes per collection at most: each one costs every write to the collection. */
@@ -121,6 +137,12 @@ interface Pending {
 
 const localeKey = (scope: Scope): string => scope.locale ?? ''
 
+/** An entry cache's content: entries, and the bytes they are counted for (at most ROW_CACHE_BYTES). */
+export interface CacheUse {
+  entries: number
+  bytes: number
+}
+
 export class SqliteStore implements ContentStore {
   readonly kind = 'sqlite' as const
   private db: SqliteDatabase | null = null
@@ -137,9 +159,9 @@ export class SqliteStore implements ContentStore {
   private readonly results = new CollectionCache<ResultState>()
   private materializedIds = 0
   /** Entries by row id, as lists hand them out; a write to a row drops it. */
-  private readonly rows = new LRUCache<number, StoredEntry>({ max: ROW_CACHE })
+  private readonly rows = new LRUCache<number, StoredEntry>({ max: ROW_CACHE, maxSize: ROW_CACHE_BYTES })
   /** Entries by key (environment, collection, locale, slug), as get hands them out; a write to the key drops it. */
-  private readonly keyed = new LRUCache<string, StoredEntry>({ max: ROW_CACHE })
+  private readonly keyed = new LRUCache<string, StoredEntry>({ max: ROW_CACHE, maxSize: ROW_CACHE_BYTES })
   private queue: Pending[] = []
   private flushTimer: NodeJS.Immediate | null = null
   private writeBatch: ((batch: Pending[]) => void) | null = null
@@ -166,6 +188,14 @@ export class SqliteStore implements ContentStore {
     return this.changeLog
   }
 
+  /** What the entry caches hold, in entries and in the bytes they are counted for (tests, diagnostics). */
+  get entryCaches (): { rows: CacheUse, keyed: CacheUse } {
+    return {
+      rows: { entries: this.rows.size, bytes: this.rows.calculatedSize },
+      keyed: { entries: this.keyed.size, bytes: this.keyed.calculatedSize }
+    }
+  }
+
   // ---- life cycle ---------------------------------------------------------------------------
 
   async open (): Promise<void> {
@@ -180,7 +210,7 @@ export class SqliteStore implements ContentStore {
       // FULL: each COMMIT is on disk before it returns, so a resolved write survives a power cut.
       db.pragma('synchronous = FULL')
       db.pragma('busy_timeout = 5000')
-      db.pragma('cache_size = -65536')
+      db.pragma(`cache_size = -${PAGE_CACHE_KIB}`)
       db.pragma('temp_store = MEMORY')
       // Expression indexes call lectern_instant; it must be trusted inside the schema.
       db.pragma('trusted_schema = ON')
@@ -392,7 +422,7 @@ export class SqliteStore implements ContentStore {
       .get(scope.environment, localeKey(scope), slug) as EntryRow | undefined
     if (row === undefined) return undefined
     const entry = toEntry(row)
-    this.keyed.set(key, entry)
+    this.keyed.set(key, entry, { size: entrySize(row) })
     return entry
   }
 
@@ -413,7 +443,7 @@ export class SqliteStore implements ContentStore {
       .all(scope.environment, locale, JSON.stringify([...missing])) as EntryRow[]
     for (const row of rows) {
       const entry = toEntry(row)
-      this.keyed.set(entryKey(scope.environment, collection, locale, row.slug), entry)
+      this.keyed.set(entryKey(scope.environment, collection, locale, row.slug), entry, { size: entrySize(row) })
       out.set(row.slug, entry)
     }
     return out
@@ -539,7 +569,7 @@ export class SqliteStore implements ContentStore {
       for (const row of rows) {
         const entry = toEntry(row)
         found.set(row.id, entry)
-        this.rows.set(row.id, entry)
+        this.rows.set(row.id, entry, { size: entrySize(row) })
       }
       for (let i = 0; i < ids.length; i++) {
         if (out[i] === undefined) {
@@ -755,6 +785,11 @@ function entryKey (environment: string, collection: string, locale: string, slug
 /** A stable text of a query's sort. */
 function sortKey (query: ListQuery): string {
   return JSON.stringify(query.sort.map(s => [s.field.name, s.field.kind, s.direction]))
+}
+
+/** What an entry parsed from `row` is counted for in the entry caches (ROW_CACHE_BYTES). */
+function entrySize (row: EntryRow): number {
+  return row.data.length + ENTRY_OVERHEAD
 }
 
 function toEntry (row: EntryRow): StoredEntry {

@@ -80,6 +80,52 @@ t.test('a byte budget: one response may take an eighth of it', async t => {
   t.equal(cache.size, 0)
 })
 
+t.test('compressed copies count with their answer in the byte budget', async t => {
+  const cache = new ResponseCache({ max: 100, maxBytes: 8 * 1024 })
+  const a = body('a'.repeat(600))
+  const b = body('b'.repeat(600))
+  cache.set('a', a, ['t'])
+  cache.set('b', b, ['t'])
+  const before = cache.bytes
+  cache.keptBeside(b.body, 100)
+  t.equal(cache.bytes, before + 100, 'a copy of b: counted')
+  cache.keptBeside(Buffer.from('a'.repeat(600)), 100)
+  t.equal(cache.bytes, before + 100, 'a body of the same bytes that is not the kept one: not counted')
+  cache.keptBeside(a.body, 50)
+  t.equal(cache.bytes, before + 150)
+  t.equal(cache.get('a')?.body, a.body, 'still the same answer')
+  t.equal(cache.invalidate('t'), 2, 'and still tagged: a write discards both')
+  t.equal(cache.bytes, 0)
+  cache.keptBeside(a.body, 100)
+  t.equal(cache.bytes, 0, 'a body no longer kept: nothing counted')
+
+  // Answers counted 898 bytes (640, the key and the record): nine fit in 8 KB; with a copy of 100 each, eight.
+  const bodies = Array.from({ length: 9 }, (_, i) => body(String(i).repeat(640)))
+  bodies.forEach((b, i) => { cache.set(`k${i}`, b, ['t']) })
+  t.equal(cache.size, 9)
+  bodies.forEach(b => { cache.keptBeside(b.body, 100) })
+  t.ok(cache.bytes <= 8 * 1024, `${cache.bytes} bytes counted`)
+  t.ok(cache.size < 9, `the copies made room: ${cache.size} answers kept`)
+  t.equal(cache.get('k8')?.body, bodies[8]?.body, 'the one counted last is kept')
+
+  // An answer over an eighth of the budget with its copies goes.
+  cache.set('edge', body('e'.repeat(700)), ['t'])
+  t.ok(cache.get('edge') !== undefined, 'kept alone: 960 bytes counted')
+  cache.keptBeside((cache.get('edge') as { body: Buffer }).body, 200)
+  t.equal(cache.get('edge'), undefined, 'over 1 KB with its copy (1160): let go')
+  const left = cache.size
+  t.equal(cache.invalidate('t'), left, 'the tag map holds what is kept, no more')
+})
+
+t.test('maxBytes 0 turns the cache off as well', async t => {
+  const cache = new ResponseCache({ max: 100, maxBytes: 0 })
+  t.notOk(cache.enabled)
+  cache.set('k', body('x'), ['t'])
+  t.equal(cache.get('k'), undefined)
+  cache.keptBeside(Buffer.from('x'), 10)
+  t.equal(cache.bytes, 0)
+})
+
 t.test('max 0 turns the cache off', async t => {
   const cache = new ResponseCache({ max: 0 })
   t.notOk(cache.enabled)

@@ -67,3 +67,17 @@ t.test('CompressedCopies: one copy per body and encoding, made once', async t =>
   t.equal(decode(copies.get(other, 'br'), 'br'), other.toString(), 'per body')
   t.equal(copies.get(body, 'br'), br)
 })
+
+t.test('CompressedCopies: the caller is told of each copy made, once', async t => {
+  const copies = new CompressedCopies()
+  const body = Buffer.from('z'.repeat(4000))
+  const made: Array<[Buffer, Buffer]> = []
+  const note = (b: Buffer, copy: Buffer): void => { made.push([b, copy]) }
+  const br = copies.get(body, 'br', note)
+  copies.get(body, 'br', note)
+  t.equal(made.length, 1, 'kept already the second time: not told again')
+  t.equal(made[0]?.[0], body)
+  t.equal(made[0]?.[1], br)
+  copies.get(body, 'gzip', note)
+  t.equal(made.length, 2, 'a copy per encoding')
+})

@@ -19,6 +19,9 @@ t.test('defaults (contract §1)', async t => {
   t.same(c.webhooks, [])
   t.equal(c.webhookSecret, null)
   t.equal(c.cacheMax, 10000)
+  t.equal(c.cacheMaxBytes, 128 * 1024 * 1024)
+  t.equal(c.textCacheBytes, 8 * 1024 * 1024)
+  t.equal(c.bodyPoolBytes, 16 * 1024 * 1024)
   t.equal(c.syncRetentionDays, 30)
   t.equal(c.bodyLimit, 1048576)
   t.equal(c.uploadLimit, 52428800)
@@ -46,6 +49,9 @@ t.test('every setting is read', async t => {
     CMS_WEBHOOK_SECRET: 's3cret',
     CMS_WEBHOOK_BACKOFF_MS: '50',
     CMS_CACHE_MAX: '0',
+    CMS_CACHE_MAX_BYTES: '0',
+    CMS_TEXT_CACHE_BYTES: '1000000',
+    CMS_BODY_POOL_BYTES: '0',
     CMS_SYNC_RETENTION_DAYS: '7',
     CMS_BODY_LIMIT: '2048',
     CMS_UPLOAD_LIMIT: '1000',
@@ -69,6 +75,9 @@ t.test('every setting is read', async t => {
   t.equal(c.webhookSecret, 's3cret')
   t.equal(c.webhookBackoffMs, 50)
   t.equal(c.cacheMax, 0)
+  t.equal(c.cacheMaxBytes, 0, '0 is allowed: the cache is off')
+  t.equal(c.textCacheBytes, 1000000)
+  t.equal(c.bodyPoolBytes, 0, '0 is allowed: nothing kept')
   t.equal(c.syncRetentionDays, 7)
   t.equal(c.bodyLimit, 2048)
   t.equal(c.uploadLimit, 1000)
@@ -102,6 +111,11 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['bad port', { CMS_PORT: 'eighty' }, /^CMS_PORT: must be a whole number/],
   ['port out of range', { CMS_PORT: '70000' }, /^CMS_PORT: must be between 0 and 65535/],
   ['negative cache size', { CMS_CACHE_MAX: '-1' }, /^CMS_CACHE_MAX: must be a whole number/],
+  ['cache bytes in megabytes', { CMS_CACHE_MAX_BYTES: '128MB' }, /^CMS_CACHE_MAX_BYTES: must be a whole number, got '128MB'$/],
+  ['text cache in megabytes', { CMS_TEXT_CACHE_BYTES: '16MB' }, /^CMS_TEXT_CACHE_BYTES: must be a whole number, got '16MB'$/],
+  ['negative text cache', { CMS_TEXT_CACHE_BYTES: '-1' }, /^CMS_TEXT_CACHE_BYTES: must be a whole number/],
+  ['fractional body pool', { CMS_BODY_POOL_BYTES: '1.5' }, /^CMS_BODY_POOL_BYTES: must be a whole number, got '1.5'$/],
+  ['body pool past a safe integer', { CMS_BODY_POOL_BYTES: '9'.repeat(20) }, /^CMS_BODY_POOL_BYTES: must be between 0 and/],
   ['zero body limit', { CMS_BODY_LIMIT: '0' }, /^CMS_BODY_LIMIT: must be between 1/],
   ['zero retention', { CMS_SYNC_RETENTION_DAYS: '0' }, /^CMS_SYNC_RETENTION_DAYS: must be between 1 and 36500, got 0/],
   ['fractional retention', { CMS_SYNC_RETENTION_DAYS: '1.5' }, /^CMS_SYNC_RETENTION_DAYS: must be a whole number/],

@@ -93,6 +93,20 @@ t.test('CMS_CACHE_MAX=0: a cache that keeps nothing', async t => {
   t.equal(fastify.responseCache.size, 0)
 })
 
+t.test('CMS_CACHE_MAX_BYTES: the bytes kept stay within it; 0 keeps nothing', async t => {
+  const { fastify } = await bare(t, { CMS_CACHE_MAX_BYTES: '8000' })
+  const scope = fastify.scopeOf({})
+  for (let i = 0; i < 20; i++) {
+    await fastify.content.create(scope, 'posts', { _slug: `p${i}`, title: 'x'.repeat(500) })
+    await fastify.content.get(scope, 'posts', `p${i}`, admin)
+    if (fastify.responseCache.bytes > 8000) t.fail(`${fastify.responseCache.bytes} bytes kept`)
+  }
+  t.ok(fastify.responseCache.size > 0 && fastify.responseCache.size < 20, `${fastify.responseCache.size} answers kept`)
+
+  const off = await bare(t, { CMS_CACHE_MAX_BYTES: '0' })
+  t.notOk(off.fastify.responseCache.enabled)
+})
+
 t.test('loads without the content plugin: content is handed the cache, not the other way round', async t => {
   const fastify = Fastify()
   t.teardown(async () => { await fastify.close() })

@@ -77,6 +77,21 @@ eachStore(t, async (t, _store, env) => {
     })
   }
 
+  t.test('a cached answer is counted with its compressed copies in CMS_CACHE_MAX_BYTES', async t => {
+    const app = await withNotes(t, env)
+    const url = '/api/content/notes/long'
+    const plain = await app.inject({ url })
+    const bytes = app.responseCache.bytes
+    t.ok(bytes > plain.rawPayload.length, `the answer: ${bytes} bytes counted`)
+    const br = await app.inject({ url, headers: accepting('br') })
+    t.equal(app.responseCache.bytes, bytes + br.rawPayload.length, 'its br copy, made on the first br read: counted')
+    const gzip = await app.inject({ url, headers: accepting('gzip') })
+    t.equal(app.responseCache.bytes, bytes + br.rawPayload.length + gzip.rawPayload.length, 'and its gzip copy')
+    await app.inject({ url, headers: accepting('br') })
+    t.equal(app.responseCache.bytes, bytes + br.rawPayload.length + gzip.rawPayload.length, 'a hit makes no copy: nothing more')
+    t.equal(app.responseCache.stats.hits, 3)
+  })
+
   t.test('other answers: JSON documents compressed; images as they are, text files compressed', async t => {
     const app = await build(t, env)
     const doc = await app.inject({ url: '/api/openapi.json', headers: accepting('br') })

@@ -83,3 +83,36 @@ t.test('alloc: exactly the bytes asked for, in pooled memory, within the same li
   const c = pool.alloc(6000)
   t.not(c?.bytes.buffer, b?.bytes.buffer, 'memory in use never is')
 })
+
+t.test('limits: free bytes never over maxFreeBytes, whatever is released', async t => {
+  const max = 40 * 1024
+  const pool = new BodyPool({ minLength: 100, maxFreeBytes: max })
+  let seed = 11
+  const random = (): number => { seed = (seed * 48271) % 2147483647; return seed / 2147483647 }
+  const lent: Array<{ release: () => void }> = []
+  let most = 0
+  for (let n = 0; n < 500; n++) {
+    if (random() < 0.55) {
+      const body = pool.alloc(100 + Math.floor(random() * 20_000))
+      if (body !== null) lent.push(body)
+    } else {
+      lent.splice(Math.floor(random() * lent.length), 1)[0]?.release()
+    }
+    if (pool.freeBytes > max) t.fail(`step ${n}: ${pool.freeBytes} bytes free`)
+    most = Math.max(most, pool.freeBytes)
+  }
+  t.ok(most > max / 2, `the bound was reached for: ${most} bytes free at most`)
+  for (const body of lent) body.release()
+  t.ok(pool.freeBytes > 0 && pool.freeBytes <= max, `${pool.freeBytes} bytes free at the end`)
+})
+
+t.test('limits: a body whose buffer could never be kept free is not pooled; 0 pools nothing', async t => {
+  const pool = new BodyPool({ minLength: 100, maxFreeBytes: 6 * 1024 })
+  t.equal(pool.alloc(4096)?.bytes.buffer.byteLength, 4096)
+  t.equal(pool.alloc(4097), null, 'an 8 KB buffer: over the 6 KB kept free')
+  t.equal(pool.encode(ascii(4097)), null)
+  const off = new BodyPool({ minLength: 100, maxFreeBytes: 0 })
+  t.equal(off.alloc(1000), null)
+  t.equal(off.encode(ascii(1000)), null)
+  t.equal(off.freeBytes, 0)
+})

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { JsonMemo, spliceJson } from '../../../lib/content/json-memo.js'
+import { JsonMemo, TextBudget, spliceJson } from '../../../lib/content/json-memo.js'
 import { CmsError } from '../../../lib/errors.js'
 import { assetUrlBase } from '../../../lib/references/asset-urls.js'
 import { compilePlan, type ReferencePlan } from '../../../lib/references/plan.js'
@@ -28,6 +28,8 @@ const schemas: Record<string, Record<string, FieldDefinition>> = {
 }
 const plans = new Map<string, ReferencePlan>(Object.entries(schemas).map(([name, fields]) => [name, compilePlan(fields)]))
 const postsPlan = plans.get('posts') as ReferencePlan
+/** A text budget no test here fills. */
+const MIB = 1024 * 1024
 
 const PUBLIC = 'http://cms.test'
 
@@ -212,7 +214,7 @@ t.test('leaf texts: the answer spliced from kept texts is byte for byte the answ
     view(entry('p3', { author: 'draft', tags: [], seo: { by: 'gone' }, related: ['p2'] })),
     view(entry('p4', { author: 'jane' }))
   ]
-  const memo = new JsonMemo<StoredEntry>()
+  const memo = new JsonMemo<StoredEntry>(new TextBudget(MIB))
   let builds = 0
   const withTexts = (ctx: ResolveContext): ResolveContext => ({
     ...ctx,
@@ -227,9 +229,10 @@ t.test('leaf texts: the answer spliced from kept texts is byte for byte the answ
       t.equal(spliceJson(JSON.stringify({ items: parts.views }), parts.texts), JSON.stringify({ items: whole.views }), `depth ${spec.depth}, fields ${spec.key}, drafts ${String(sees)}`)
     }
   }
+  await resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, withTexts(context(entries)))
   const before = builds
   await resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, withTexts(context(entries)))
-  t.equal(builds, before, 'a leaf is built once per stored entry, then its text is kept')
+  t.equal(builds, before, 'a leaf is built at most twice per stored entry (kept from its second making), then its text is kept')
 })
 
 t.test('leaf texts: data that looks like a placeholder makes the splice give up', async t => {
@@ -250,8 +253,8 @@ t.test('root texts: kept per root while what it embeds stays the same objects', 
     entry('p3', { author: 'hidden', related: ['gone', 'p2'] })
   ]
   const roots = stored.map(view)
-  const leaves = new JsonMemo<StoredEntry>()
-  const kept = new ResolvedTexts()
+  const leaves = new JsonMemo<StoredEntry>(new TextBudget(MIB))
+  const kept = new ResolvedTexts(new TextBudget(MIB))
   let asks = 0
   type Spec = Parameters<typeof resolveEntries>[2]
   const ctxFor = (sees: boolean, spec: Spec): ResolveContext => ({
@@ -314,8 +317,8 @@ t.test('resolveRootTexts: kept texts that hold are used without a read; only the
     entry('p3', { title: 'Three' }),
     entry('p4', { title: 'Four', related: ['p4'] })
   ]
-  const leaves = new JsonMemo<StoredEntry>()
-  const kept = new ResolvedTexts()
+  const leaves = new JsonMemo<StoredEntry>(new TextBudget(MIB))
+  const kept = new ResolvedTexts(new TextBudget(MIB))
   const one = { depth: 1, fields: null, key: '1' }
   let viewed: string[] = []
   let builds = 0
@@ -336,6 +339,7 @@ t.test('resolveRootTexts: kept texts that hold are used without a read; only the
   }
 
   await check('first read: every root resolved', stored, { reads: ['authors:gone,jane,joe', 'tags:a', 'posts:p4'], viewed: ['p1', 'p2', 'p3', 'p4'] })
+  await check('second read: resolved again, and kept (json-memo.ts KeptTexts)', stored, { reads: ['authors:gone,jane,joe', 'tags:a', 'posts:p4'], viewed: ['p1', 'p2', 'p3', 'p4'] })
   await check('again: nothing read, no view made', stored, { reads: [], viewed: [] })
 
   // A write to an entry no root embeds: the texts that embed from its collection are checked
@@ -360,6 +364,7 @@ t.test('resolveRootTexts: kept texts that hold are used without a read; only the
   const p3 = entry('p3', { title: 'Three', author: 'jane' })
   const next = [stored[0], stored[1], p3, stored[3]] as StoredEntry[]
   await check('a root changed', next, { reads: ['authors:jane'], viewed: ['p3'] })
+  await check('a new root read again', next, { reads: ['authors:jane'], viewed: ['p3'] })
   await check('and then', next, { reads: [], viewed: [] })
 
   // A schema change, with no write: the plans are checked too.
@@ -379,8 +384,8 @@ t.test('resolveRootTexts: a write in another locale or environment leaves the te
   const entries = new Entries()
     .put('authors', entry('jane', { name: 'Jane' })).put('authors', entry('jane', { name: 'Johanna' }), de)
   const stored = [entry('p1', { title: 'Eins', author: 'jane' })]
-  const kept = new ResolvedTexts()
-  const leaves = new JsonMemo<StoredEntry>()
+  const kept = new ResolvedTexts(new TextBudget(MIB))
+  const leaves = new JsonMemo<StoredEntry>(new TextBudget(MIB))
   const run = async (): Promise<string | undefined> => (await resolveRootTexts(stored, view, 'posts', { depth: 1, fields: null, key: '1' }, {
     ...context(entries),
     scope: de,
@@ -388,6 +393,7 @@ t.test('resolveRootTexts: a write in another locale or environment leaves the te
     rootTexts: { kept, variant: '1', revision: c => entries.revision(de, c) }
   }))?.texts[0]?.json
   t.match(JSON.parse(await run() ?? ''), { author: { name: 'Johanna' } }, 'read in its own locale')
+  await run()
   entries.reads.length = 0
   entries.put('authors', entry('jane', { name: 'Jane Doe' }))
   entries.put('authors', entry('jane', { name: 'Jane' }), { environment: 'staging', locale: 'de' })
@@ -396,4 +402,38 @@ t.test('resolveRootTexts: a write in another locale or environment leaves the te
   entries.put('authors', entry('jane', { name: 'Hanna' }), de)
   t.match(JSON.parse(await run() ?? ''), { author: { name: 'Hanna' } }, 'a write in its locale: made anew')
   t.same(entries.reads, ['authors:jane'])
+})
+
+t.test('resolveRootTexts within a small text budget: never over it, and a text let go is made again the same', async t => {
+  const entries = new Entries().put('authors', entry('jane', { name: 'Jane' })).put('authors', entry('joe', { name: 'Joe' }))
+  const stored = Array.from({ length: 40 }, (_, i) => entry(`p${i}`, { title: `Post ${i}`.padEnd(200, '.'), author: i % 2 === 0 ? 'jane' : 'joe', tags: [] }))
+  const budget = new TextBudget(4000)
+  const kept = new ResolvedTexts(budget)
+  const leaves = new JsonMemo<StoredEntry>(budget)
+  const one = { depth: 1, fields: null, key: '1' }
+  let viewed = 0
+  const run = async (roots: StoredEntry[]): Promise<string[]> => (await resolveRootTexts(roots, e => { viewed++; return view(e) }, 'posts', one, {
+    ...context(entries),
+    leafJson: (e, plan, build) => leaves.json(e, plan, '', build),
+    rootTexts: { kept, variant: '1', revision: c => entries.revision(SCOPE, c) }
+  }))?.texts.map(text => text.json) ?? []
+  const whole = async (roots: StoredEntry[]): Promise<string[]> => (await resolveEntries(roots.map(view), 'posts', one, context(entries))).views.map(v => JSON.stringify(v))
+
+  const first = await run(stored.slice(0, 2))
+  await run(stored.slice(0, 2))
+  viewed = 0
+  t.same(await run(stored.slice(0, 2)), first, 'kept from the second read')
+  t.equal(viewed, 0, 'while the budget holds them, nothing is made again')
+  for (let page = 0; page < stored.length; page += 10) {
+    const roots = stored.slice(page, page + 10)
+    // Twice: the second read keeps what it makes.
+    for (let read = 0; read < 2; read++) {
+      t.same(await run(roots), await whole(roots), `page ${page / 10}, read ${read + 1}: the answer built whole`)
+      t.ok(budget.bytes <= 4000, `page ${page / 10}: ${budget.bytes} bytes kept`)
+    }
+  }
+  viewed = 0
+  t.same(await run(stored.slice(0, 2)), first, 'let go (40 roots of about 400 bytes do not fit in 4000), then made again the same')
+  t.equal(viewed, 2)
+  t.ok(budget.count > 0 && budget.bytes <= 4000)
 })
