@@ -54,6 +54,7 @@ export interface ServerOptions {
   onConstructorPoisoning: 'error'
   forceCloseConnections: boolean
   return503OnClosing: boolean
+  pluginTimeout: number
 }
 
 /** Server-level options that come from the settings (body limit, proxy trust), and Lectern's fixed ones. */
@@ -66,6 +67,10 @@ export function serverOptions (config: Config): ServerOptions {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     forceCloseConnections: false,
-    return503OnClosing: true
+    return503OnClosing: true,
+    // Start-up opens the store, and the file store reads every entry (and checks its change log)
+    // before the app is ready: with a large collection or a busy machine that is well past
+    // Fastify's default 10 s per plugin, which would refuse to start a healthy server.
+    pluginTimeout: 120_000
   }
 }
