@@ -2,11 +2,12 @@
 // never from the user's JSON, and compiled with ajv once per schema version. Everything the
 // write pipeline needs about a collection comes out of compileCollection as a CollectionModel.
 import { randomUUID } from 'node:crypto'
-import { Ajv, type ErrorObject } from 'ajv'
+import { Ajv, type ErrorObject, type FuncKeywordDefinition } from 'ajv'
 import type {
   CollectionModel, FieldDefinition, FieldType, ReferenceField, ResolvedSchema
 } from '../../types/schema.js'
 import { FORMATS } from './formats.js'
+import { PatternMatcher } from './pattern.js'
 import { isJsonObject } from './rules.js'
 
 type JsonSchema = Record<string, unknown>
@@ -31,9 +32,7 @@ function newAjv (): Ajv {
     allowUnionTypes: true,
     coerceTypes: false,
     useDefaults: false,
-    removeAdditional: false,
-    // Patterns are compiled with the `u` flag, as the definition check does.
-    unicodeRegExp: true
+    removeAdditional: false
   })
   for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate })
   // Annotation only: the field type, so that errors can be worded for the field.
@@ -44,7 +43,22 @@ function newAjv (): Ajv {
     errors: false,
     validate: (required: boolean, data: unknown) => !required || !isEmptyValue(data)
   })
+  // `pattern` runs on the linear-time matcher (pattern.ts), never on ajv's RegExp.
+  ajv.addKeyword({ keyword: 'cmsPattern', type: 'string', schemaType: 'string', compile: patternValidator })
   return ajv
+}
+
+type DataValidateFunction = ReturnType<NonNullable<FuncKeywordDefinition['compile']>>
+
+function patternValidator (source: string): DataValidateFunction {
+  const matcher = new PatternMatcher(source)
+  const validate: DataValidateFunction = (data: string) => {
+    const result = matcher.check(data)
+    if (result === 'match') return true
+    validate.errors = [{ keyword: 'cmsPattern', params: { pattern: source, tooCostly: result === 'too-costly' } }]
+    return false
+  }
+  return validate
 }
 
 const STRING_FORMATS: Partial<Record<FieldType, string>> = {
@@ -73,7 +87,7 @@ function fieldSchema (def: FieldDefinition, strict: boolean): JsonSchema {
       if (format !== undefined) s.format = format
       if (def.min_length !== undefined) s.minLength = def.min_length
       if (def.max_length !== undefined) s.maxLength = def.max_length
-      if (def.pattern !== undefined) s.pattern = def.pattern
+      if (def.pattern !== undefined) s.cmsPattern = def.pattern
       break
     }
     case 'number':
@@ -205,7 +219,10 @@ function problemOf (err: ErrorObject): string {
     }
     case 'minLength': return `must be at least ${describe(params.limit)} characters`
     case 'maxLength': return `must be at most ${describe(params.limit)} characters`
-    case 'pattern': return `must match the pattern ${describe(params.pattern)}`
+    case 'cmsPattern':
+      return params.tooCostly === true
+        ? `is too long to be checked against the pattern ${describe(params.pattern)}`
+        : `must match the pattern ${describe(params.pattern)}`
     case 'minimum': return `must be at least ${describe(params.limit)}`
     case 'maximum': return `must be at most ${describe(params.limit)}`
     case 'minItems': return `must have at least ${describe(params.limit)} items`

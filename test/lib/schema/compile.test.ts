@@ -32,6 +32,10 @@ t.test('text types: strings with lengths and a pattern', async t => {
   t.strictSame(check({ field_type: 'string', pattern: '^[a-z]+$' }, 'Abc'), ['f: must match the pattern ^[a-z]+$'])
   t.strictSame(check({ field_type: 'string', pattern: '^\\p{Lu}' }, 'Élan'), [], 'patterns use the u flag (\\p{...} works)')
   t.strictSame(check({ field_type: 'string', pattern: 'b' }, 'abc'), [], 'a pattern is searched, not anchored')
+  t.strictSame(check({ field_type: 'array', items: { field_type: 'string', pattern: '^(a+)+$' } }, ['aa', `${'a'.repeat(40)}!`]),
+    ['f[1]: must match the pattern ^(a+)+$'], 'items too, in linear time')
+  t.strictSame(check({ field_type: 'string', pattern: '[ab]*a[ab]{400}c' }, 'ab'.repeat(20_000) + 'a'.repeat(20_000)),
+    ['f: is too long to be checked against the pattern [ab]*a[ab]{400}c'])
 })
 
 t.test('number and integer: inclusive bounds', async t => {
