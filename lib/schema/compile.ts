@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject, type FuncKeywordDefinition } from 'ajv'
 import type {
   CollectionModel, FieldDefinition, FieldType, ReferenceField, ResolvedSchema
 } from '../../types/schema.js'
+import { valueAtPath } from '../query/values.js'
 import { FORMATS } from './formats.js'
 import { PatternMatcher } from './pattern.js'
 import { isJsonObject } from './rules.js'
@@ -32,7 +33,9 @@ function newAjv (): Ajv {
     allowUnionTypes: true,
     coerceTypes: false,
     useDefaults: false,
-    removeAdditional: false
+    removeAdditional: false,
+    // A field named `constructor` or `toString` is read as an own property, never from Object.prototype.
+    ownProperties: true
   })
   for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate })
   // Annotation only: the field type, so that errors can be worded for the field.
@@ -292,15 +295,6 @@ function * walkFields (fields: Fields, prefix = ''): Generator<FieldVisit> {
   }
 }
 
-function getPath (data: unknown, path: string): unknown {
-  let current = data
-  for (const segment of path.split('.')) {
-    if (!isJsonObject(current) || !Object.hasOwn(current, segment)) return undefined
-    current = current[segment]
-  }
-  return current
-}
-
 export function deepEqual (a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (Array.isArray(a)) {
@@ -392,7 +386,7 @@ export function compileCollection (schema: ResolvedSchema): CollectionModel {
   const check = ajv.compile(objectSchema(schema.fields, schema.strict, false))
 
   const visits = [...walkFields(schema.fields)]
-  const readonlyPaths = visits.filter(v => v.def.readonly === true).map(v => v.path)
+  const readonlyPaths = visits.filter(v => v.def.readonly === true).map(v => ({ path: v.path, segments: v.path.split('.') }))
   const uniqueFields = visits.filter(v => v.def.unique === true).map(v => v.path)
   const keptOnUpdate = visits.filter(v => v.def.readonly === true || v.def.auto !== undefined).map(v => v.path)
   const referenceFields: ReferenceField[] = visits
@@ -409,11 +403,11 @@ export function compileCollection (schema: ResolvedSchema): CollectionModel {
     },
     readonlyViolations: (stored, next) => {
       const messages: string[] = []
-      for (const path of readonlyPaths) {
-        const value = getPath(next, path)
+      for (const { path, segments } of readonlyPaths) {
+        const value = valueAtPath(next, segments)
         // Absent from the body: the stored value is kept (keptOnUpdate), so nothing changes.
         if (value === undefined) continue
-        if (!deepEqual(getPath(stored, path), value)) messages.push(`${path}: is read-only and cannot be changed`)
+        if (!deepEqual(valueAtPath(stored, segments), value)) messages.push(`${path}: is read-only and cannot be changed`)
       }
       return messages
     },

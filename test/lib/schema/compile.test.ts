@@ -322,3 +322,18 @@ t.test('a model is compiled once and validation is fast', async t => {
   const perCallMicros = Number(process.hrtime.bigint() - start) / 1000 / 20000
   t.ok(perCallMicros < 50, `validate takes ${perCallMicros.toFixed(2)} µs per entry`)
 })
+
+t.test('fields named after Object.prototype members are read as own properties', async t => {
+  // Built from entries: TypeScript types an object literal's `constructor` key as Object's.
+  const m = model(Object.fromEntries<FieldDefinition>([
+    ['constructor', { field_type: 'string' }],
+    ['toString', { field_type: 'string', required: true }],
+    ['valueOf', { field_type: 'integer', default: 1 }],
+    ['hasOwnProperty', { field_type: 'string', readonly: true }]
+  ]))
+  t.strictSame(m.validate({ toString: 'x' }), [], 'an absent constructor is absent')
+  t.strictSame(m.validate({}), ['toString: is required'])
+  t.strictSame(m.applyDefaults({}), { valueOf: 1 })
+  t.strictSame(m.readonlyViolations({ hasOwnProperty: 'a' }, {}), [], 'an absent readonly field is not a change')
+  t.strictSame(m.readonlyViolations({}, { hasOwnProperty: 'a' }), ['hasOwnProperty: is read-only and cannot be changed'])
+})
