@@ -1,6 +1,12 @@
 # syntax=docker/dockerfile:1
-# Build stage: native modules (better-sqlite3) compile here; the TypeScript and the admin UI are built.
-FROM node:20-bookworm-slim AS build
+# Node 24 (active LTS; Node 20 is past its end of life), held at 24.18.1: from 24.19 on, an addon
+# built on node::ObjectWrap (better-sqlite3 12) aborts when the garbage collector frees one of its
+# statements ("Assertion failed: (env) != nullptr", nodejs/node#65446). Move to node:24-bookworm-slim
+# once Node fixes it, or with better-sqlite3 13 (Node-API; it needs Node 22 or newer).
+# Build stage: native modules (better-sqlite3) compile here; the TypeScript and the admin UI (with
+# its .br/.gz files) are built.
+ARG NODE_IMAGE=node:24.18.1-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
@@ -11,7 +17,7 @@ COPY . .
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: compiled JavaScript, production dependencies, examples and the admin build only.
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     CMS_DATA_DIR=/data \
     CMS_PORT=3000

@@ -1,8 +1,9 @@
 // The process entry point and the only reader of process.env: parse the settings, build
 // the logger and the instance, register the app, wire graceful shutdown, listen.
-import app, { createLogger, lecternServer } from './app.js'
+import Fastify, { type FastifyBaseLogger } from 'fastify'
+import app from './app.js'
 import { ConfigError, loadConfig, type Config } from './lib/config.js'
-import { keepTickShape } from './lib/ticks.js'
+import { createLogger, serverOptions } from './lib/server-options.js'
 
 function settings (): Config {
   try {
@@ -18,11 +19,10 @@ function settings (): Config {
 }
 
 async function main (): Promise<void> {
-  // Before the stores load: see lib/ticks.ts.
-  keepTickShape()
   const config = settings()
-  const logger = createLogger(config)
-  const fastify = lecternServer(config, logger)
+  // Typed as Fastify's logger so the instance is the plain FastifyInstance the plugins are written for.
+  const logger: FastifyBaseLogger = createLogger(config)
+  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger })
 
   let closing = false
   const shutdown = (signal: string): void => {

@@ -8,9 +8,11 @@
 // the N per-round ratios), --connections N (default 50),
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
-// --only create,get,list,resolve,transform,admin, --stores sqlite,file.
+// --only create,get,list,resolve,transform,admin, --stores sqlite,file, --rows <regular expression> (only
+// the rows whose name it matches; the phases still set up their data).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import http, { type IncomingHttpHeaders } from 'node:http'
 import { readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -31,7 +33,8 @@ const { values: opts } = parseArgs({
     'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
     only: { type: 'string', default: 'create,get,list,resolve,transform,admin' },
-    stores: { type: 'string', default: 'sqlite,file' }
+    stores: { type: 'string', default: 'sqlite,file' },
+    rows: { type: 'string', default: '' }
   }
 })
 const ENTRIES = Number(opts.entries)
@@ -46,6 +49,10 @@ type Store = (typeof ALL_STORES)[number]
 const requestedStores = opts.stores.split(',')
 const STORES = ALL_STORES.filter(store => requestedStores.includes(store))
 if (STORES.length === 0 || STORES.length !== requestedStores.length) throw new Error(`--stores takes ${ALL_STORES.join(',')}; got '${opts.stores}'`)
+
+const ROW_FILTER = new RegExp(opts.rows)
+/** Whether a row is measured: --rows matches its name (an empty --rows matches every row). */
+const wanted = (name: string): boolean => ROW_FILTER.test(name)
 
 const here = import.meta.dirname
 const serverJs = path.resolve(here, '..', 'server.js')
@@ -175,10 +182,11 @@ async function startLectern (store: Store, dataDir: string, env: Record<string, 
 }
 
 let baselines = 0
-async function startBaseline (body: Buffer, contentType?: string): Promise<Running> {
+/** A bare Fastify answering every GET with `body` and `headers` (bench/baseline.ts). */
+async function startBaseline (body: Buffer, headers: Record<string, string>): Promise<Running> {
   const file = path.join(scratch, `baseline-${baselines++}.bin`)
   writeFileSync(file, body)
-  const child = startNode(baselineJs, [file, '0', ...(contentType === undefined ? [] : [contentType])], { PATH: process.env.PATH ?? '' }, 'pipe')
+  const child = startNode(baselineJs, [file, '0', JSON.stringify(headers)], { PATH: process.env.PATH ?? '' }, 'pipe')
   pinServer(child)
   // The baseline prints the port it listens on as its first line.
   const port = await new Promise<number>((resolve, reject) => {
@@ -322,16 +330,39 @@ async function measurePair (
   return { lectern: combine(lectern), baseline: combine(baseline), ratio: median(rounds.map(r => r.ratio)), cpuRatio, rounds }
 }
 
+/** The headers that describe a body (what it is, how it is encoded), which the baseline sends too. */
+const BODY_HEADERS = ['content-type', 'content-encoding', 'vary']
+
+/**
+ * One request as autocannon sends it: the status, headers and body as they came over the wire
+ * (fetch would decode a compressed body).
+ */
+async function probe (url: string, headers: Record<string, string>): Promise<{ status: number, headers: IncomingHttpHeaders, body: Buffer }> {
+  return await new Promise((resolve, reject) => {
+    http.get(url, { headers }, res => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => { chunks.push(chunk) })
+      res.once('end', () => { resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }) })
+      res.once('error', reject)
+    }).once('error', reject)
+  })
+}
+
+/**
+ * A row: Lectern against a bare Fastify that answers the bytes and body headers Lectern answered
+ * (probed once), both sent `request` with `headers`. Null when --rows leaves the row out.
+ */
 async function compare (
   name: string, store: Store | '-', server: Running, request: CannonRequest,
   target: { ratio?: number, p99?: number, text: string }, headers: Record<string, string> = {}
-): Promise<Row> {
+): Promise<Row | null> {
+  if (!wanted(name)) return null
   // A request built per call (setupRequest) is probed with one instance of it.
   const probePath = (request.setupRequest?.({ ...request }, {}) ?? request).path ?? '/'
-  const probe = await fetch(server.url + probePath, { headers })
-  const body = Buffer.from(await probe.arrayBuffer())
-  if (!probe.ok) throw new Error(`${name}: ${probe.status} ${body.toString().slice(0, 200)}`)
-  const base = await startBaseline(body, probe.headers.get('content-type') ?? undefined)
+  const probed = await probe(server.url + probePath, headers)
+  if (probed.status !== 200) throw new Error(`${name}: ${probed.status} ${probed.body.toString().slice(0, 200)}`)
+  const bodyHeaders = Object.fromEntries(BODY_HEADERS.flatMap(h => typeof probed.headers[h] === 'string' ? [[h, probed.headers[h]]] : []))
+  const base = await startBaseline(probed.body, bodyHeaders)
   let measured
   try {
     // The baseline is sent the very same requests (path, query, headers): the ratio leaves out
@@ -444,12 +475,13 @@ async function entriesPhase (store: Store): Promise<void> {
   let server = await startLectern(store, dataDir, { CMS_CACHE_MAX: '0' })
   try {
     await createSchemas(server)
-    if (ONLY.has('create')) {
+    const createRow = `create (${ENTRIES} entries, durable)`
+    if (ONLY.has('create') && wanted(createRow)) {
       const result = await createEntries(server, 0, ENTRIES)
       const m = toMeasure(result)
       const target = store === 'sqlite' ? 2000 : 800
       const row: Row = {
-        name: `create (${ENTRIES} entries, durable)`,
+        name: createRow,
         store,
         lectern: m,
         baseline: null,
@@ -487,6 +519,10 @@ async function entriesPhase (store: Store): Promise<void> {
         await compare(`${label}, ${listEntries} entries, cache hit`, store, server, { method: 'GET', path: url },
           { ratio: 0.7, text: '>= 70% of baseline' })
       }
+      // Contract §11: the compressed bytes kept with the cached answer, against a bare Fastify
+      // sending those same bytes with the same headers.
+      await compare(`page of 100, ${listEntries} entries, cache hit, gzip`, store, server, { method: 'GET', path: '/api/content/bench_post?_per_page=100&_page=7' },
+        { ratio: 0.7, text: '>= 70% of baseline' }, { 'accept-encoding': 'gzip' })
       await compare('single GET, cache hit', store, server, { method: 'GET', path: '/api/content/bench_post/entry-42' },
         { ratio: 0.7, text: '>= 70% of baseline' })
       const rss = rssMb(server.child)
@@ -511,19 +547,21 @@ async function entriesPhase (store: Store): Promise<void> {
       const resolvedRequest: CannonRequest = { method: 'GET', path: '/api/content/bench_article?_per_page=100&_resolve=1' }
       const plain = await compare('page of 100, 3 refs each, no _resolve', store, server, plainRequest, { text: 'reference for the next row' })
       const resolved = await compare('page of 100, 3 refs each, _resolve=1', store, server, resolvedRequest, { text: '>= 40% of the row above' })
-      // The target divides Lectern by Lectern. The two rows above ran a minute apart, each paired
-      // with its baseline; the verdict pairs the two requests with each other the same way
-      // (alternating rounds, the median of the rounds' ratios), so a slow spell of the machine
-      // weighs on both sides alike.
-      const target = { url: server.url, pid: server.child.pid }
-      const paired = await measurePair(target, resolvedRequest, target, plainRequest)
-      const apart = resolved.lectern.reqPerSec / Math.max(1, plain.lectern.reqPerSec)
-      resolved.ratio = paired.ratio
-      resolved.pass = resolved.lectern.errors === 0 && paired.lectern.errors === 0 && paired.baseline.errors === 0 && paired.ratio >= 0.4
-      resolved.note = `${(paired.ratio * 100).toFixed(0)}% of the unresolved page in paired rounds ` +
-        `(${paired.lectern.reqPerSec} against ${paired.baseline.reqPerSec} req/s; the two rows' medians: ${(apart * 100).toFixed(0)}%)`
-      resolved.paired = { against: plainRequest.path ?? '', rounds: paired.rounds, cpu_ratio: paired.cpuRatio }
-      console.log(`  -> _resolve=1 page at ${resolved.note}: ${resolved.pass ? 'PASS' : 'FAIL'} (the row above printed its verdict before this ratio was known)`)
+      if (plain !== null && resolved !== null) {
+        // The target divides Lectern by Lectern. The two rows above ran a minute apart, each paired
+        // with its baseline; the verdict pairs the two requests with each other the same way
+        // (alternating rounds, the median of the rounds' ratios), so a slow spell of the machine
+        // weighs on both sides alike.
+        const target = { url: server.url, pid: server.child.pid }
+        const paired = await measurePair(target, resolvedRequest, target, plainRequest)
+        const apart = resolved.lectern.reqPerSec / Math.max(1, plain.lectern.reqPerSec)
+        resolved.ratio = paired.ratio
+        resolved.pass = resolved.lectern.errors === 0 && paired.lectern.errors === 0 && paired.baseline.errors === 0 && paired.ratio >= 0.4
+        resolved.note = `${(paired.ratio * 100).toFixed(0)}% of the unresolved page in paired rounds ` +
+          `(${paired.lectern.reqPerSec} against ${paired.baseline.reqPerSec} req/s; the two rows' medians: ${(apart * 100).toFixed(0)}%)`
+        resolved.paired = { against: plainRequest.path ?? '', rounds: paired.rounds, cpu_ratio: paired.cpuRatio }
+        console.log(`  -> _resolve=1 page at ${resolved.note}: ${resolved.pass ? 'PASS' : 'FAIL'} (the row above printed its verdict before this ratio was known)`)
+      }
     }
   } finally {
     await server.stop()

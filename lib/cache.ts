@@ -13,7 +13,9 @@
 // Invalidation: every cached response depends on (environment, collection) tags: its own
 // collection, and with `_resolve` every collection the resolution looked entries up in. A
 // write to a collection discards every response tagged with it, at once (tags map to keys),
-// so memory is freed and no stale answer can come back.
+// so memory is freed and no stale answer can come back. Store reads are asynchronous, so a
+// response may be rendered from reads made before a write that was discarded while they ran:
+// `mark` before reading and `set(..., since)` after rendering keep such a response out.
 import { LRUCache } from 'lru-cache'
 import type { Scope } from '../types/scope.js'
 
@@ -73,6 +75,11 @@ export class ResponseCache {
   private readonly lru: LRUCache<string, Stored> | null
   /** tag → keys of the responses that depend on it. */
   private readonly byTag = new Map<string, Set<string>>()
+  /** Counts discards: `mark` hands out its value, and each tag (and clear) remembers its last one. */
+  private clock = 0
+  /** tag → the clock of its last discard: one number per (environment, collection) written. */
+  private readonly discardedAt = new Map<string, number>()
+  private clearedAt = 0
 
   constructor (options: ResponseCacheOptions) {
     this.enabled = options.max > 0
@@ -108,13 +115,19 @@ export class ResponseCache {
     return hit
   }
 
+  /** Now, for `set`: take it before the store reads a response is rendered from. */
+  mark (): number {
+    return this.clock
+  }
+
   /**
-   * Keeps a rendered response that depends on `tags`. The caller renders and stores in one
-   * synchronous run after reading the store, so a write made durable before the render is
-   * in the body, and one made durable after it discards it when its hook runs.
+   * Keeps a rendered response that depends on `tags`, unless one of them was discarded (or the
+   * cache cleared) after `since`, the mark taken before its reads: those may predate the write
+   * that discarded it. A write made durable before the mark is in the reads; one made durable
+   * after the response is kept discards it.
    */
-  set (key: string, body: CachedBody, tags: readonly string[]): void {
-    if (this.lru === null) return
+  set (key: string, body: CachedBody, tags: readonly string[], since = this.clock): void {
+    if (this.lru === null || this.discardedSince(tags, since)) return
     const stored: Stored = { body: body.body, etag: body.etag, tags: [...new Set(tags)] }
     this.lru.set(key, stored)
     // A body over the per-entry limit is not kept.
@@ -129,6 +142,7 @@ export class ResponseCache {
 
   /** Discards every response that depends on `tag` (a write to that collection). */
   invalidate (tag: string): number {
+    if (this.lru !== null) this.discardedAt.set(tag, ++this.clock)
     const keys = this.byTag.get(tag)
     if (keys === undefined || this.lru === null) return 0
     this.byTag.delete(tag)
@@ -141,9 +155,17 @@ export class ResponseCache {
   /** Discards everything (a schema changed: models, and so bodies, may differ). */
   clear (): void {
     if (this.lru === null) return
+    this.clearedAt = ++this.clock
+    this.discardedAt.clear()
     this.stats.discarded += this.lru.size
     this.lru.clear()
     this.byTag.clear()
+  }
+
+  private discardedSince (tags: readonly string[], since: number): boolean {
+    if (this.clearedAt > since) return true
+    for (const tag of tags) if ((this.discardedAt.get(tag) ?? 0) > since) return true
+    return false
   }
 
   private untag (key: string, tags: readonly string[]): void {

@@ -29,12 +29,16 @@ export interface Config {
   /** Base delay of the webhook retry back-off, in milliseconds. */
   webhookBackoffMs: number
   cacheMax: number
+  /** CMS_SYNC_RETENTION_DAYS: days the change log keeps tombstones (contract §9). */
+  syncRetentionDays: number
   bodyLimit: number
   uploadLimit: number
   trustProxy: boolean
   corsOrigins: string[]
   logLevel: LogLevel
   seed: boolean
+  /** Responses compressed when the client accepts it (contract §11); off for a proxy that compresses. */
+  compression: boolean
 }
 
 export class ConfigError extends Error {
@@ -166,11 +170,14 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
     webhookSecret: read(env, 'CMS_WEBHOOK_SECRET') ?? null,
     webhookBackoffMs: integer(env, 'CMS_WEBHOOK_BACKOFF_MS', 2000, 1, 3_600_000),
     cacheMax: integer(env, 'CMS_CACHE_MAX', 10000, 0),
+    // At most a century: the retention cut-off must stay a date.
+    syncRetentionDays: integer(env, 'CMS_SYNC_RETENTION_DAYS', 30, 1, 36500),
     bodyLimit: integer(env, 'CMS_BODY_LIMIT', 1048576, 1),
     uploadLimit: integer(env, 'CMS_UPLOAD_LIMIT', 52428800, 1),
     trustProxy: boolean(env, 'CMS_TRUST_PROXY', false),
     corsOrigins,
     logLevel: logLevel as LogLevel,
-    seed: boolean(env, 'CMS_SEED', true)
+    seed: boolean(env, 'CMS_SEED', true),
+    compression: boolean(env, 'CMS_COMPRESSION', true)
   }
 }

@@ -1,7 +1,6 @@
-// Serializes asynchronous tasks per key. The write pipeline takes one key per (environment,
-// collection), so the duplicate-slug and unique checks and the write that follows them cannot
-// interleave with another write to the same collection; the asset library takes one per folder
-// while it picks a free file name.
+// Serializes asynchronous tasks per key. The write pipeline takes one key per entry
+// (environment, locale, collection, slug), so the writes to one entry apply in order; the
+// asset library takes one per folder while it picks a free file name.
 import { TransientMap } from './transient-map.js'
 
 export class KeyedMutex {

@@ -1,7 +1,8 @@
 // Serves the admin UI (admin/dist, built by `npm run build:admin`) under /admin/. The UI is a
 // single-page app: a deep link such as /admin/content/post/entry/hello answers index.html and
 // the app routes in the browser. Without a build, /admin answers 503 and says how to make one;
-// the API starts regardless.
+// the API starts regardless. The build writes a .br and a .gz beside each text file of 1 KB or
+// more (admin/vite.config.ts), sent as they are to a browser that accepts them (contract §11).
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -102,7 +103,11 @@ async function adminRoutes (admin: FastifyInstance, dist: string | null): Promis
     // Deep links are answered below, not by directory listings or redirects.
     redirect: false,
     cacheControl: false,
-    setHeaders (reply, filePath) {
+    // Without CMS_COMPRESSION, the files are sent as built.
+    preCompressed: admin.config.compression,
+    setHeaders (reply, sentPath) {
+      // The built file's path, when its .br or .gz is sent.
+      const filePath = sentPath.replace(/\.(?:br|gz)$/, '')
       // Vite names built files by content hash: they never change under one name.
       reply.header('cache-control', filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache')
       if (filePath.endsWith('.html')) reply.header('content-security-policy', CSP)

@@ -1,9 +1,10 @@
 // The response cache (CMS_CACHE_MAX; 0 turns it off): rendered list and entry responses kept
-// with their bytes and ETag (lib/cache.ts). A write discards every response that depends on
-// the written collection (its own lists and entries, and `_resolve` answers that looked into
-// it), once the write is durable; a schema change discards everything.
+// with their bytes and ETag (lib/cache.ts). The content pipeline is handed it (plugins/content.ts):
+// a write discards every response that depends on the written collection (its own lists and
+// entries, and `_resolve` answers that looked into it) once the write is durable. A schema
+// change discards everything.
 import fp from 'fastify-plugin'
-import { ResponseCache, collectionTag } from '../lib/cache.js'
+import { ResponseCache } from '../lib/cache.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,15 +17,10 @@ export default fp(async (fastify) => {
   const cache = new ResponseCache({ max: fastify.config.cacheMax })
   fastify.decorate('responseCache', cache)
   if (!cache.enabled) return
-  fastify.content.reads.cache = cache
-
-  fastify.content.hooks.add('written', change => {
-    cache.invalidate(collectionTag(change.scope.environment, change.collection))
-  })
 
   // Models (field order, reference fields, the collection itself) change with schemas.
   const unsubscribe = fastify.events.on(event => {
     if (event.event.startsWith('schema.')) cache.clear()
   })
   fastify.addHook('onClose', async () => { unsubscribe() })
-}, { name: 'cache', dependencies: ['config', 'events', 'content'], fastify: '5.x' })
+}, { name: 'cache', dependencies: ['config', 'events'], fastify: '5.x' })

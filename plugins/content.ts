@@ -1,23 +1,23 @@
 // The content pipeline (lib/content/service.ts) on the instance, and the two reply helpers its
-// routes answer with: bodies are serialized once by the pipeline, so the ETag hashes the bytes sent.
+// routes answer with: bodies are serialized once by the pipeline, so the ETag hashes the bytes sent
+// (uncompressed: contract §11).
 import fp from 'fastify-plugin'
-import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ContentService, type Rendered } from '../lib/content/service.js'
+import { compress } from '../lib/compression.js'
 import { ifNoneMatch } from '../lib/etag.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /**
      * The content pipeline (interface.md "Entries"): create, update, patch, remove, get, list and
-     * slugCheck. `content.hooks.add('check' | 'prepare' | 'written', hook)` is where the
-     * references and cache plugins join the write pipeline (lib/content/hooks.ts).
+     * slugCheck, built from the services it calls by name: the store, the references (reference
+     * check, asset URLs, reverse index, `_resolve`) and the response cache.
      */
     content: ContentService
     /**
      * An onRequest hook for a read route: when `lookup` finds a cached answer, it is sent there
-     * and then, before the query is validated (written directly where it can be: writeHit;
-     * otherwise sendRendered); when it does not, the route runs.
+     * and then with sendRendered, before the query is validated; when it does not, the route runs.
      */
     cachedReply: (lookup: (request: FastifyRequest) => Rendered | undefined) => onRequestHookHandler
   }
@@ -26,7 +26,8 @@ declare module 'fastify' {
     sendJson: (body: string) => FastifyReply
     /**
      * Sends a rendered read (an entry or a list) with its `ETag` and `Cache-Control: no-cache`,
-     * or a 304 with the `ETag` and no body when `If-None-Match` matches it.
+     * or a 304 with the `ETag` and no body when `If-None-Match` matches it. From 1 KB, compressed
+     * when the request accepts it (see encodingFor), with the ETag of the uncompressed body.
      */
     sendRendered: (rendered: Rendered) => FastifyReply
   }
@@ -42,6 +43,8 @@ export default fp(async (fastify) => {
   fastify.decorate('content', new ContentService({
     registry: fastify.schemas,
     store: fastify.store,
+    references: fastify.references,
+    cache: fastify.responseCache,
     emit: event => { fastify.events.emit(event) }
   }))
 
@@ -64,7 +67,6 @@ export default fp(async (fastify) => {
       const hit = lookup(request)
       // A reply sent from a hook ends the request there (done is not called).
       if (hit === undefined) done()
-      else if (reply.statusCode === 200 && routeHasNoSendHooks(request) && !ifNoneMatch(request.headers['if-none-match'], hit.etag)) writeHit(reply, hit)
       else reply.sendRendered(hit)
     })
 
@@ -74,53 +76,13 @@ export default fp(async (fastify) => {
     if (rendered.release !== undefined) this.raw.once('finish', rendered.release)
     this.header('etag', rendered.etag)
     this.header('cache-control', 'no-cache')
+    const encoding = this.encodingFor(rendered.body.length)
     if (ifNoneMatch(this.request.headers['if-none-match'], rendered.etag)) return this.code(304).send()
-    return this.type(JSON_TYPE).send(rendered.body)
+    this.type(JSON_TYPE)
+    if (encoding === null) return this.send(rendered.body)
+    // A cached answer's body keeps its compressed copy, so a hit is not compressed again; a
+    // pooled body is sent once, and its copy is made before its memory goes back to the pool.
+    const bytes = rendered.release === undefined ? fastify.compressedCopies.get(rendered.body, encoding) : compress(rendered.body, encoding)
+    return this.header('content-encoding', encoding).send(bytes)
   })
-}, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales'], fastify: '5.x' })
-
-/**
- * A cached 200, answered from the onRequest hook (no handler has run), written straight to the
- * response: the bytes and the ETag are ready, so Fastify's send (content-type parsing, onSend
- * hooks, a header object) has nothing to add, and it cost about 3 µs of a hit's 33-43 µs of
- * server CPU (7-10% of its req/s, measured here). The wire is the same as sendRendered's: the
- * headers earlier hooks set on the reply (CORS) go out, first, as Fastify sends them, and
- * onResponse hooks and the request log run on the response's 'finish' as for any reply.
- * What differs: only for routes without onSend hooks (routeHasNoSendHooks), which would be
- * skipped; trailers set by a hook are not sent (none is); and after it the reply object does not
- * hold the headers written here (`reply.getHeader('etag')` in an onResponse hook is undefined).
- */
-function writeHit (reply: FastifyReply, hit: Rendered): void {
-  if (hit.release !== undefined) reply.raw.once('finish', hit.release)
-  const head: Array<string | number | readonly string[]> = []
-  const set = reply.getHeaders()
-  for (const name in set) {
-    const value = set[name]
-    if (value !== undefined && name !== 'content-type' && name !== 'etag' && name !== 'cache-control' && name !== 'content-length') head.push(name, value)
-  }
-  head.push('content-type', JSON_TYPE, 'etag', hit.etag, 'cache-control', 'no-cache', 'content-length', hit.body.length)
-  // writeHead checks each header before it stores it and sends nothing: if a header set by an
-  // earlier hook cannot be sent, it throws before any of these is stored, and the hook runner
-  // answers the error as it does when Fastify's send throws it.
-  reply.raw.writeHead(200, head as unknown as OutgoingHttpHeaders)
-  reply.hijack()
-  reply.raw.end(hit.body)
-}
-
-/** Fastify's route context on a request, by its symbol; null if this Fastify has none. */
-let contextSymbol: symbol | null | undefined
-
-/**
- * Whether the route that answers `request` runs no onSend hook (Fastify's HEAD routes do: they
- * drop the body), read from Fastify's route context, which no public API exposes. The symbol
- * is found once, by its description; if a Fastify release renames it, every reply takes
- * Fastify's own path again, slower but the same on the wire (a test checks it is found).
- */
-export function routeHasNoSendHooks (request: FastifyRequest): boolean {
-  if (contextSymbol === undefined) {
-    contextSymbol = Object.getOwnPropertySymbols(request).find(symbol => symbol.description === 'fastify.context') ?? null
-  }
-  if (contextSymbol === null) return false
-  const context = (request as unknown as Record<symbol, { onSend?: unknown } | undefined>)[contextSymbol]
-  return context?.onSend === null
-}
+}, { name: 'content', dependencies: ['config', 'schemas', 'store', 'events', 'locales', 'references', 'cache', 'compression'], fastify: '5.x' })

@@ -1,6 +1,7 @@
 // References (interface.md "References", "Reverse-reference index"; contract §4 `_resolve`):
-// joins the content write pipeline (reference check, relative asset URLs, the index) and keeps
-// the reverse-reference index in `<dataDir>/references.json`.
+// the reference service the content pipeline calls (reference check, relative asset URLs, the
+// index, `_resolve`; plugins/content.ts hands it in), and the reverse-reference index kept in
+// `<dataDir>/references.json`.
 //
 // The saved index is used at start only when the last run closed cleanly and the reference
 // fields are the ones it was built for (lib/references/index-file.ts); otherwise it is rebuilt
@@ -30,12 +31,6 @@ export default fp(async (fastify) => {
   })
   fastify.decorate('references', service)
 
-  const { hooks, reads } = fastify.content
-  reads.references = service
-  hooks.add('check', write => service.check(write))
-  hooks.add('prepare', write => service.prepare(write))
-  hooks.add('written', change => { service.written(change) })
-
   const file = new IndexFile({
     dir: config.dataDir,
     onError: err => { log.error({ err }, 'could not save the reference index; the next change or the close tries again') }
@@ -54,7 +49,7 @@ export default fp(async (fastify) => {
     log.debug({ referrers: index.size }, 'reference index loaded')
   } else {
     const started = performance.now()
-    index = service.buildIndex()
+    index = await service.buildIndex()
     const reason = {
       missing: 'its file is missing',
       unclean: 'the last run did not close cleanly',
@@ -67,14 +62,16 @@ export default fp(async (fastify) => {
   service.useIndex(index, () => { file.changed() })
   await file.open(index, signature, loaded.status !== 'loaded')
 
-  const unsubscribe = fastify.events.on(event => {
+  const unsubscribe = fastify.events.on(async event => {
     if (!event.event.startsWith('schema.')) return
-    service.schemasChanged()
+    await service.schemasChanged()
     file.setSignature(service.signature())
   })
 
   fastify.addHook('onClose', async () => {
     unsubscribe()
+    // A rebuild after a schema change finishes before the final save.
+    await fastify.events.settled()
     await file.close()
   })
-}, { name: 'references', dependencies: ['config', 'data', 'events', 'schemas', 'store', 'content'], fastify: '5.x' })
+}, { name: 'references', dependencies: ['config', 'data', 'events', 'schemas', 'store'], fastify: '5.x' })

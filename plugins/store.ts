@@ -26,19 +26,19 @@ export default fp(async (fastify) => {
 
   // Every collection, not only the one written: a change to a parent schema changes its children.
   // Unchanged collections cost one catalogue lookup. Without the registry there is nothing to do.
-  const prepareAll = (): void => {
+  const prepareAll = async (): Promise<void> => {
     if (!fastify.hasDecorator('schemas')) return
-    for (const model of fastify.schemas.collections()) store.prepareCollection(model.schema)
+    for (const model of fastify.schemas.collections()) await store.prepareCollection(model.schema)
   }
 
   const unsubscribe = fastify.events.on(async (event) => {
     if (event.event !== 'schema.created' && event.event !== 'schema.updated') return
     if (event.event === 'schema.created') await store.ensureCollection((event as SchemaEvent).name)
-    prepareAll()
+    await prepareAll()
   })
 
   // The registry may register after this plugin: prepare once every plugin is loaded.
-  fastify.addHook('onReady', async () => { prepareAll() })
+  fastify.addHook('onReady', async () => { await prepareAll() })
 
   fastify.addHook('onClose', async () => {
     unsubscribe()

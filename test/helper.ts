@@ -2,16 +2,16 @@
 // Tap runs test files in parallel processes, so nothing here is shared between tests.
 import { spawn } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
-import { ServerResponse } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { Ajv, type AnySchema } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Test } from 'tap'
-import app, { createLogger, lecternServer } from '../app.js'
+import app from '../app.js'
 import { loadConfig, type Config } from '../lib/config.js'
+import { createLogger, serverOptions } from '../lib/server-options.js'
 import { ErrorReply } from '../types/errors.js'
 
 // Autoload must load the .ts sources under tap's TypeScript loader.
@@ -46,7 +46,7 @@ export const TS_CHILD_ENV: Env = {
   PATH: process.env.PATH ?? ''
 }
 
-/** A source file's URL, for `import()` in a child's script: `sourceUrl('lib', 'ticks.ts')`. */
+/** A source file's URL, for `import()` in a child's script: `sourceUrl('lib', 'data-lock.ts')`. */
 export function sourceUrl (...segments: string[]): string {
   return pathToFileURL(path.join(ROOT, ...segments)).href
 }
@@ -87,7 +87,8 @@ export async function build (t: Test, env: Env = {}, options: BuildOptions = {})
   const dataDir = options.dataDir ?? path.join(tempDir(t), 'data')
   const config = testConfig(dataDir, env)
   // A loaded CI box (tap runs files in parallel) can take longer than the 10 s default to load plugins.
-  const fastify = lecternServer(config, createLogger(config), { pluginTimeout: 60_000 })
+  const logger: FastifyBaseLogger = createLogger(config)
+  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger, pluginTimeout: 60_000 })
   await fastify.register(app, { config })
   await fastify.ready()
   if (options.keepOpen !== true) t.teardown(async () => { await fastify.close() })
@@ -123,19 +124,3 @@ export function assertError (t: Test, res: LightMyRequestResponse, statusCode: n
 }
 
 export const auth = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` })
-
-/**
- * Records, per URL, how each response head is given to writeHead: a flat list (a cached hit
- * written directly, plugins/content.ts writeHit) or a header object (Fastify's send).
- */
-export function spyWriteHead (t: Test): Map<string, Array<'direct' | 'fastify'>> {
-  const ways = new Map<string, Array<'direct' | 'fastify'>>()
-  const writeHead = ServerResponse.prototype.writeHead
-  ServerResponse.prototype.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-    const url = this.req.url ?? ''
-    ways.set(url, [...(ways.get(url) ?? []), Array.isArray(args[1]) ? 'direct' : 'fastify'])
-    return writeHead.apply(this, args)
-  } as typeof writeHead
-  t.teardown(() => { ServerResponse.prototype.writeHead = writeHead })
-  return ways
-}

@@ -1,14 +1,21 @@
-// The one interface both storage backends implement (CMS_STORE=sqlite|file).
+// The one interface every storage backend implements (CMS_STORE=sqlite|file; PostgreSQL next).
 //
-// Both behave identically (lib/store/*.ts):
+// Every store behaves identically (lib/store/*.ts; test/lib/store/contract.test.ts runs one suite
+// over each of them):
+// - Every read returns a promise, so a store with a database across the network can implement it.
+//   Only `revision` is synchronous: it is no read but the store's own local signal (below).
 // - Entries handed out are frozen (data included, at every depth): copy before changing.
-// - Reads (get, getMany, list, entries) see committed, durable writes only.
-// - A write is checked when it is called: create's duplicate slug and update's missing entry
-//   reject its own promise (CONFLICT / NOT_FOUND) whatever else is in flight, and findByValue
-//   already sees writes in flight. A unique check (findByValue) followed by create/update in the
-//   same synchronous run is therefore race-free without any lock, and concurrent writes to one
-//   collection share commits (SQLite: one transaction per event-loop turn; file store: parallel
-//   fsyncs, ordered per entry).
+// - Reads (get, getMany, findByValue, list, entries) see committed, durable writes only.
+// - A write is decided when it commits, by the store alone, against every committed write and every
+//   write committed before it, from this process or any other sharing the data: create's
+//   duplicate slug (CONFLICT), update's missing entry (NOT_FOUND) and a taken `unique` value
+//   (VALIDATION_FAILED) reject that write's own promise and no other. SQLite decides in the
+//   transaction that stores the row; the file store in its single writer, counting the writes it has
+//   in flight; PostgreSQL will with a unique constraint or an advisory lock in its transaction.
+//   No caller needs a lock for these rules, and concurrent writes share commits (SQLite: one
+//   transaction per event-loop turn; file store: parallel fsyncs, ordered per entry).
+// - A store's write methods are the one place where a write commits: whatever must commit with the
+//   entry (the change log) is recorded there.
 import type { ListQuery } from './query.js'
 import type { ResolvedSchema } from './schema.js'
 import type { Scope } from './scope.js'
@@ -30,10 +37,15 @@ export interface EntryInput {
   status: EntryStatus
   data: Record<string, unknown>
   /**
-   * Dotted paths of `unique` fields to check atomically with the write, against committed and
-   * in-flight writes: a value another entry holds rejects with VALIDATION_FAILED, one message
-   * per path (`<path>: must be unique; the entry '<slug>' already has this value`). Optional:
-   * lets a pipeline await other work between its own checks and the write without a lock.
+   * Dotted paths of the collection's `unique` fields (CollectionModel.uniqueFields), given with
+   * each write rather than learnt from prepareCollection, so the rule follows the very model
+   * the data was validated against, even across a schema change racing the write. The store
+   * decides them as part of the write (see above): a scalar value (string, finite number,
+   * boolean) that another entry of the same collection, locale and environment holds at that
+   * path rejects with VALIDATION_FAILED, one message per path,
+   * `<path>: must be unique; the entry '<slug>' already has this value`; a clash is reported
+   * before create's duplicate slug, and after update's missing entry. Absent or empty: nothing
+   * is unique.
    */
   unique?: readonly string[]
 }
@@ -60,31 +72,38 @@ export interface ContentStore {
   /**
    * Prepares a collection's indexes from its resolved schema (SQLite: expression indexes for
    * `default_sort` and `unique` fields; the file store needs none). Idempotent; call at start
-   * and after every schema create or update. The store plugin does so.
+   * and after every schema create or update. The store plugin does so. Indexes only: the
+   * unique rule comes with each write (EntryInput.unique).
    */
-  prepareCollection: (schema: ResolvedSchema) => void
+  prepareCollection: (schema: ResolvedSchema) => Promise<void>
 
-  get: (scope: Scope, collection: string, slug: string) => StoredEntry | undefined
+  get: (scope: Scope, collection: string, slug: string) => Promise<StoredEntry | undefined>
   /** Batch read for reference checks and `_resolve` (no query per reference). */
-  getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Map<string, StoredEntry>
-  /** The slug of another entry (not `excludeSlug`) whose data has `value` at dotted `path`, or null. */
-  findByValue: (scope: Scope, collection: string, path: string, value: unknown, excludeSlug: string | null) => string | null
+  getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Promise<Map<string, StoredEntry>>
+  /**
+   * The slug of another entry (not `excludeSlug`) whose committed data has `value` at dotted
+   * `path`, or null: what a write's unique check would find, read ahead of the write.
+   */
+  findByValue: (scope: Scope, collection: string, path: string, value: unknown, excludeSlug: string | null) => Promise<string | null>
   /** A page of entries matching the query, with the total. `query.fields` is not applied here. */
-  list: (scope: Scope, collection: string, query: ListQuery) => ListResult
-  /** Every stored entry, for rebuilding derived indexes at start. */
-  entries: () => Iterable<StoredLocation>
+  list: (scope: Scope, collection: string, query: ListQuery) => Promise<ListResult>
+  /** Every stored entry, in pages, for rebuilding derived indexes. */
+  entries: () => AsyncIterable<StoredLocation>
   /**
    * A number that changes whenever a write to the entries of (scope, collection) becomes
-   * visible to reads, and is otherwise the same: a cheap "has anything here changed since?"
-   * for memos of what was read (the resolved texts of `_resolve`). Compare it per (scope,
-   * collection) only: it only grows, a write takes a number no bucket had before, and a
-   * reopen starts above every earlier one; buckets never written since open share one.
+   * visible to this process's reads, and is otherwise the same: a cheap, synchronous "has
+   * anything here changed since?" for memos of what was read (the resolved texts of `_resolve`).
+   * It is a local cache-validity signal, not a read: a networked store bumps it when it learns of
+   * a write, its own or another process's (PostgreSQL: through LISTEN/NOTIFY). Compare it per
+   * (scope, collection) only: it only grows, a write takes a number no bucket had before, and a
+   * reopen starts above every earlier one; buckets never written since open share one. Read it
+   * before the reads it stamps: a write that lands in between then only costs a rebuild.
    */
   revision: (scope: Scope, collection: string) => number
 
-  /** Durable before it resolves. Rejects with a CONFLICT CmsError when the slug exists. */
+  /** Durable before it resolves. Rejects with VALIDATION_FAILED (unique) or CONFLICT (slug taken). */
   create: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredEntry>
-  /** Durable before it resolves. Rejects with a NOT_FOUND CmsError when the entry is missing. */
+  /** Durable before it resolves. Rejects with NOT_FOUND when the entry is missing, or VALIDATION_FAILED (unique). */
   update: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredEntry>
   /** Durable before it resolves; false when there was nothing to delete. */
   delete: (scope: Scope, collection: string, slug: string) => Promise<boolean>

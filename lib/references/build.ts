@@ -14,13 +14,13 @@ export function outgoingReferences (plan: ReferencePlan, data: Data): OutgoingRe
  * environments, where everything lives in the default one). References to entries that do not
  * exist are kept but do not count, as after a delete.
  */
-export function buildIndex (
-  entries: Iterable<StoredLocation>, planOf: (collection: string) => ReferencePlan | null, environment: string
-): ReverseIndex {
+export async function buildIndex (
+  entries: AsyncIterable<StoredLocation>, planOf: (collection: string) => ReferencePlan | null, environment: string
+): Promise<ReverseIndex> {
   const index = new ReverseIndex()
   const existing = new Set<string>()
   const key = (collection: string, slug: string, locale: string | null): string => `${collection}\u0000${slug}\u0000${locale ?? ''}`
-  for (const { scope, collection, entry } of entries) {
+  for await (const { scope, collection, entry } of entries) {
     if (scope.environment !== environment) continue
     existing.add(key(collection, entry.slug, scope.locale))
     const plan = planOf(collection)

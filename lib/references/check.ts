@@ -1,6 +1,7 @@
 // The reference check of the write pipeline (interface.md create rule 9, update rule 6): every
 // reference must name an existing entry of its target collection in the same locale and
-// environment. One batched read per target collection, whatever the number of references.
+// environment. One batched read per target collection, whatever the number of references, all
+// of them at once.
 import type { Scope } from '../../types/scope.js'
 import type { StoredEntry } from '../../types/store.js'
 import { findReferences, type Data, type FoundReference, type ReferencePlan } from './plan.js'
@@ -9,14 +10,14 @@ import { findReferences, type Data, type FoundReference, type ReferencePlan } fr
 export interface ReferenceTargets {
   /** True for a content collection (not unknown, not reusable). */
   hasCollection: (collection: string) => boolean
-  getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Map<string, StoredEntry>
+  getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Promise<Map<string, StoredEntry>>
 }
 
 /**
  * One message per reference whose target is missing, `"<field path>: ..."` naming the slug
  * (contract §2: each message starts with the field path). Empty when every target exists.
  */
-export function checkReferences (plan: ReferencePlan, data: Data, scope: Scope, targets: ReferenceTargets): string[] {
+export async function checkReferences (plan: ReferencePlan, data: Data, scope: Scope, targets: ReferenceTargets): Promise<string[]> {
   const found = findReferences(plan, data)
   if (found.length === 0) return []
   const byCollection = new Map<string, FoundReference[]>()
@@ -26,14 +27,12 @@ export function checkReferences (plan: ReferencePlan, data: Data, scope: Scope, 
     else list.push(ref)
   }
   const missing = new Set<FoundReference>()
-  for (const [collection, refs] of byCollection) {
-    if (!targets.hasCollection(collection)) {
-      for (const ref of refs) missing.add(ref)
-      continue
-    }
-    const existing = targets.getMany(scope, collection, [...new Set(refs.map(r => r.slug))])
-    for (const ref of refs) if (!existing.has(ref.slug)) missing.add(ref)
-  }
+  await Promise.all([...byCollection].map(async ([collection, refs]) => {
+    const existing = targets.hasCollection(collection)
+      ? await targets.getMany(scope, collection, [...new Set(refs.map(r => r.slug))])
+      : null
+    for (const ref of refs) if (existing?.has(ref.slug) !== true) missing.add(ref)
+  }))
   const messages: string[] = []
   // In document order, each (place, slug) once.
   for (const ref of found) {

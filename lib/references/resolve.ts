@@ -9,7 +9,8 @@
 // - Relative asset paths in the entry and in every resolved entry become absolute URLs.
 //
 // Entries are loaded breadth first with one batched read per (collection, level), whatever the
-// number of entries and references (no query per reference); then each root is built.
+// number of entries and references (no query per reference; the collections of a level are read
+// at once); then each root is built, synchronously, from what was loaded.
 import { badRequest } from '../errors.js'
 import type { EntryView } from '../content/entry.js'
 import type { Scope } from '../../types/scope.js'
@@ -73,7 +74,7 @@ export interface ResolveContext {
   seesDrafts: boolean
   /** The reference plan of a content collection; null for an unknown or reusable one. */
   planOf: (collection: string) => ReferencePlan | null
-  getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Map<string, StoredEntry>
+  getMany: (scope: Scope, collection: string, slugs: readonly string[]) => Promise<Map<string, StoredEntry>>
   assets: AssetUrlBase
   /**
    * When given, an embedded entry that is a leaf (its own references left as slugs) comes as a
@@ -208,10 +209,72 @@ function viewOf (entry: StoredEntry): EntryView {
   return { _slug: entry.slug, _status: entry.status, _created_at: entry.createdAt, _updated_at: entry.updatedAt, ...entry.data }
 }
 
+/** What loadTargets reads with: the scope, the plans, and `stamp`, called for each collection before its first read. */
+interface Loader extends Pick<ResolveContext, 'scope' | 'seesDrafts' | 'planOf' | 'getMany'> {
+  stamp: (collection: string) => unknown
+}
+
+/**
+ * Loads the targets of `frontier` breadth first, `depth` levels: one batched read per
+ * (collection, level), the collections of a level read at once; entries already loaded are not
+ * read again. Adds every collection looked in to `collections`; returns collection → slug → what
+ * was loaded (null for a missing entry or a draft the caller may not see).
+ */
+async function loadTargets (frontier: Pending[], depth: number, loader: Loader, collections: Set<string>): Promise<Map<string, Map<string, Slot>>> {
+  const loaded = new Map<string, Map<string, Slot>>()
+  for (let level = 0; level < depth && frontier.length > 0; level++) {
+    const wanted = wantedTargets(frontier, loaded, collections)
+    for (const target of wanted.keys()) loader.stamp(target)
+    const batches = [...wanted].filter(([, slugs]) => slugs.size > 0)
+    const found = await Promise.all(batches.map(async ([target, slugs]) =>
+      loader.planOf(target) === null ? new Map<string, StoredEntry>() : await loader.getMany(loader.scope, target, [...slugs])))
+    const next: Pending[] = []
+    batches.forEach(([target, slugs], i) => {
+      const plan = loader.planOf(target)
+      let bucket = loaded.get(target)
+      if (bucket === undefined) { bucket = new Map(); loaded.set(target, bucket) }
+      for (const slug of slugs) {
+        const entry = found[i]?.get(slug)
+        const visible = entry !== undefined && (entry.status === 'published' || loader.seesDrafts) ? entry : null
+        bucket.set(slug, { entry: visible, leaf: null, text: null })
+        if (visible !== null && plan !== null && plan.refs.length > 0 && level + 1 < depth) {
+          next.push({ plan, data: visible.data, fields: null })
+        }
+      }
+    })
+    frontier = next
+  }
+  return loaded
+}
+
+/** The slugs `frontier` references and `loaded` lacks, per target collection (each one added to `collections`). */
+function wantedTargets (frontier: Pending[], loaded: Map<string, Map<string, Slot>>, collections: Set<string>): Map<string, Set<string>> {
+  const wanted = new Map<string, Set<string>>()
+  // References mostly run to one collection after another: its sets are looked up once per run.
+  let target: string | null = null
+  let done: Map<string, Slot> | undefined
+  let slugs = new Set<string>()
+  const want = (node: RefNode, slug: string): void => {
+    if (node.collection !== target) {
+      target = node.collection
+      collections.add(target)
+      done = loaded.get(target)
+      const known = wanted.get(target)
+      if (known === undefined) { slugs = new Set(); wanted.set(target, slugs) } else slugs = known
+    }
+    if (done?.has(slug) !== true) slugs.add(slug)
+  }
+  for (const item of frontier) {
+    const fields = item.fields
+    forEachReference(item.plan, item.data, fields === null ? want : (node, slug) => { if (fields.has(node.field)) want(node, slug) })
+  }
+  return wanted
+}
+
 /** Resolves the references of `roots` (entries of `collection`, as views) per `spec`. */
-export function resolveEntries (
+export async function resolveEntries (
   roots: readonly EntryView[], collection: string, spec: ResolveSpec, ctx: ResolveContext
-): Resolved {
+): Promise<Resolved> {
   const plans = new Map<string, ReferencePlan | null>()
   const planOf = (c: string): ReferencePlan | null => {
     let plan = plans.get(c)
@@ -227,48 +290,11 @@ export function resolveEntries (
   const texts: string[] = []
   if (rootPlan === null) return { views: roots.map(v => expandAssetUrls(v, ctx.assets)), collections, texts }
 
-  // ---- loading: breadth first, one batch per (collection, level) ----
-  /** collection → slug → what was loaded. */
-  const loaded = new Map<string, Map<string, Slot>>()
-  let frontier: Pending[] = roots.map(data => ({ plan: rootPlan, data, fields: spec.fields }))
-  for (let level = 0; level < spec.depth && frontier.length > 0; level++) {
-    const wanted = new Map<string, Set<string>>()
-    // References mostly run to one collection after another: its sets are looked up once per run.
-    let target: string | null = null
-    let done: Map<string, Slot> | undefined
-    let slugs = new Set<string>()
-    const want = (node: RefNode, slug: string): void => {
-      if (node.collection !== target) {
-        target = node.collection
-        collections.add(target)
-        done = loaded.get(target)
-        const known = wanted.get(target)
-        if (known === undefined) { slugs = new Set(); wanted.set(target, slugs) } else slugs = known
-      }
-      if (done?.has(slug) !== true) slugs.add(slug)
-    }
-    for (const item of frontier) {
-      const fields = item.fields
-      forEachReference(item.plan, item.data, fields === null ? want : (node, slug) => { if (fields.has(node.field)) want(node, slug) })
-    }
-    const next: Pending[] = []
-    for (const [target, slugs] of wanted) {
-      if (slugs.size === 0) continue
-      const plan = planOf(target)
-      let bucket = loaded.get(target)
-      if (bucket === undefined) { bucket = new Map(); loaded.set(target, bucket) }
-      const found = plan === null ? new Map<string, StoredEntry>() : ctx.getMany(ctx.scope, target, [...slugs])
-      for (const slug of slugs) {
-        const entry = found.get(slug)
-        const visible = entry !== undefined && (entry.status === 'published' || ctx.seesDrafts) ? entry : null
-        bucket.set(slug, { entry: visible, leaf: null, text: null })
-        if (visible !== null && plan !== null && plan.refs.length > 0 && level + 1 < spec.depth) {
-          next.push({ plan, data: visible.data, fields: null })
-        }
-      }
-    }
-    frontier = next
-  }
+  // Stamped before any read (see ContentStore.revision), once per collection per request.
+  const revisionOf = ctx.rootTexts === undefined ? null : memo(ctx.rootTexts.revision)
+  const loaded = await loadTargets(roots.map(data => ({ plan: rootPlan, data, fields: spec.fields })), spec.depth, {
+    ...ctx, planOf, stamp: revisionOf ?? (() => 0)
+  }, collections)
 
   // ---- building: each root, following its own path so cycles stop ----
 
@@ -336,14 +362,13 @@ export function resolveEntries (
     if (dep[0] !== depCollection) { depCollection = dep[0]; depBucket = loaded.get(depCollection) }
     return (depBucket?.get(dep[1])?.entry ?? null) === dep[2]
   }
-  // Read in the same synchronous run as the entries compared above: a consistent stamp.
-  const revisionOf = memo(rootTexts.revision)
+  const stamp = revisionOf as (collection: string) => number
   const out: JsonText[] = []
   for (let i = 0; i < roots.length; i++) {
     const entry = rootTexts.entries[i] as StoredEntry
     const kept = rootTexts.kept.get(entry, rootTexts.variant)
     if (kept !== undefined && kept.plans.every(samePlan) && kept.deps.every(current)) {
-      kept.revs = kept.revs.map(([c]) => [c, revisionOf(c)])
+      kept.revs = kept.revs.map(([c]) => [c, stamp(c)])
       out.push(kept)
       continue
     }
@@ -354,7 +379,7 @@ export function resolveEntries (
     const json = spliceJson(JSON.stringify(buildRoot(roots[i] as EntryView)), texts)
     deps = null
     if (json === null) return { views: [], collections, texts: [], rootTexts: null }
-    const revs = looked.map((c): Revision => [c, revisionOf(c)])
+    const revs = looked.map((c): Revision => [c, stamp(c)])
     // Every plan this request consulted so far: a superset of this root's, which only costs a check.
     const made: KeptText = { variant: rootTexts.variant, plans: [...plans], deps: built, revs, ...jsonText(json) }
     rootTexts.kept.set(entry, made)
@@ -384,10 +409,10 @@ function memo<T> (fn: (key: string) => T): (key: string) => T {
  * the other roots are resolved (their targets loaded and compared entry by entry, so a write to
  * an entry a text does not embed only costs it that check), and only those need their view.
  */
-export function resolveRootTexts (
+export async function resolveRootTexts (
   entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView, collection: string, spec: ResolveSpec,
   ctx: Omit<ResolveContext, 'leafJson' | 'rootTexts'> & { leafJson: NonNullable<ResolveContext['leafJson']>, rootTexts: Omit<RootTexts, 'entries'> }
-): { texts: JsonText[], collections: Set<string> } | null {
+): Promise<{ texts: JsonText[], collections: Set<string> } | null> {
   const { kept, variant } = ctx.rootTexts
   const planOf = memo(ctx.planOf)
   const revisionOf = memo(ctx.rootTexts.revision)
@@ -421,7 +446,7 @@ export function resolveRootTexts (
   }
   if (stale.length === 0) return { texts, collections }
   const roots = stale.length === entries.length ? entries : stale.map(i => entries[i] as StoredEntry)
-  const resolved = resolveEntries(roots.map(view), collection, spec, { ...ctx, rootTexts: { ...ctx.rootTexts, entries: roots } })
+  const resolved = await resolveEntries(roots.map(view), collection, spec, { ...ctx, rootTexts: { ...ctx.rootTexts, entries: roots } })
   if (resolved.rootTexts === undefined || resolved.rootTexts === null) return null
   for (let n = 0; n < stale.length; n++) texts[stale[n] as number] = resolved.rootTexts[n] as JsonText
   for (const c of resolved.collections) collections.add(c)

@@ -1,10 +1,11 @@
 // References as the content pipeline uses them (interface.md "References", create rules 9–11,
-// update rules 6–7, delete rule 3, "Reverse-reference index", contract §4 `_resolve`):
-// the write hooks (check, prepare, written), the read side (formatting and `_resolve`) and the
-// reverse-reference index. Framework-free: plugins/references.ts builds it and wires it in.
+// update rules 6–7, delete rule 3, "Reverse-reference index", contract §4 `_resolve`): the
+// steps of the write pipeline (the reference check, relative asset URLs, the index update), the
+// read side (formatting and `_resolve`) and the reverse-reference index. Framework-free:
+// plugins/references.ts builds it, and the content plugin hands it to the pipeline.
 import { notFound } from '../errors.js'
 import { pathSlug } from '../content/entry.js'
-import type { PendingWrite, WrittenChange } from '../content/hooks.js'
+import type { EntryChange } from '../content/service.js'
 import { JsonMemo, type JsonText } from '../content/json-memo.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
@@ -43,6 +44,10 @@ export class ReferenceService {
   private readonly leafTexts = new JsonMemo<StoredEntry>()
   /** The resolved JSON texts of root entries (resolve.ts ResolvedTexts). */
   private readonly rootTexts = new ResolvedTexts()
+  /** Index rebuilds after schema changes, one after the other. */
+  private rebuilds: Promise<unknown> = Promise.resolve()
+  /** While a rebuild reads the stored entries: the changes made meanwhile, applied again after it. */
+  private readonly changedDuringRebuild = new Set<EntryChange[]>()
 
   constructor (options: ReferenceServiceOptions) {
     this.registry = options.registry
@@ -60,30 +65,25 @@ export class ReferenceService {
 
   // ---- writes --------------------------------------------------------------------------------
 
-  /** `check` hook (create rule 9, update rule 6): one message per missing target. */
-  check (write: PendingWrite): string[] {
-    return checkReferences(planOf(write.model), write.data, write.scope, {
+  /** The reference check (create rule 9, update rule 6): one message per missing target. */
+  async check (scope: Scope, model: CollectionModel, data: Data): Promise<string[]> {
+    return await checkReferences(planOf(model), data, scope, {
       hasCollection: c => this.registry.collection(c) !== null,
-      getMany: (scope, c, slugs) => this.store.getMany(scope, c, slugs)
+      getMany: (s, c, slugs) => this.store.getMany(s, c, slugs)
     })
   }
 
-  /** `prepare` hook (create rule 10, and updates alike): absolute asset URLs made relative. */
-  prepare (write: PendingWrite): Data {
-    return relativizeAssetUrls(write.data, this.publicUrl, write.scope.environment)
+  /** Create rule 10, and updates alike: absolute asset URLs made relative. */
+  relativeAssetUrls (scope: Scope, data: Data): Data {
+    return relativizeAssetUrls(data, this.publicUrl, scope.environment)
   }
 
-  /** `written` hook (create rule 11, update rule 7, delete rule 3): the index follows the change. */
-  written (change: WrittenChange): void {
+  /** Create rule 11, update rule 7, delete rule 3: the index follows a committed change. */
+  updateIndex (change: EntryChange): void {
     const index = this.index
     if (index === null || change.scope.environment !== this.defaultEnvironment) return
-    const id = { collection: change.collection, slug: change.slug, locale: change.scope.locale }
-    if (change.operation === 'delete' || change.entry === null) {
-      index.remove(id)
-    } else {
-      index.set(id, outgoingReferences(planOf(change.model), change.entry.data))
-      if (change.operation === 'create') index.restore(id)
-    }
+    applyToIndex(index, change)
+    for (const changes of this.changedDuringRebuild) changes.push(change)
     this.onIndexChange()
   }
 
@@ -100,7 +100,7 @@ export class ReferenceService {
   }
 
   /** `_resolve` on views of `collection`'s entries, built whole; also expands asset URLs. */
-  resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean): Resolved {
+  resolve (views: readonly EntryView[], collection: string, spec: ResolveSpec, scope: Scope, seesDrafts: boolean): Promise<Resolved> {
     return resolveEntries(views, collection, spec, this.context(scope, seesDrafts))
   }
 
@@ -114,9 +114,10 @@ export class ReferenceService {
   resolveTexts (
     entries: readonly StoredEntry[], view: (entry: StoredEntry) => EntryView, collection: string, spec: ResolveSpec,
     scope: Scope, seesDrafts: boolean, projection: string
-  ): { texts: JsonText[], collections: Set<string> } | null {
+  ): Promise<{ texts: JsonText[], collections: Set<string> } | null> {
     const ctx = this.context(scope, seesDrafts)
     const base = `${ctx.assets.publicUrl}\u0000${ctx.assets.environmentParam ?? ''}`
+    // Handed on, not awaited here: one promise less on every `_resolve` read.
     return resolveRootTexts(entries, view, collection, spec, {
       ...ctx,
       leafJson: (entry, plan, build) => this.leafTexts.json(entry, plan, base, build),
@@ -149,11 +150,15 @@ export class ReferenceService {
    * GET /api/content/<c>/<slug>/referrers: the referrer records of every locale. The slug is
    * normalized like any path slug (400 when it is not valid). An unknown
    * or reusable collection is not found (like every content endpoint); an entry nobody
-   * references, or any entry when environments are on, has none.
+   * references, or any entry when environments are on, has none. A re-index after a schema
+   * change (schemasChanged) that is still reading the stored entries is waited for, so the
+   * answer follows every schema change made before it.
    */
-  referrers (collection: string, slug: string): Referrer[] {
+  async referrers (collection: string, slug: string): Promise<Referrer[]> {
     if (this.registry.collection(collection) === null) throw notFound(`Collection '${collection}' not found.`)
-    return this.index?.referrers(collection, pathSlug(slug)) ?? []
+    const normalized = pathSlug(slug)
+    await this.rebuilds
+    return this.index?.referrers(collection, normalized) ?? []
   }
 
   /** A digest of every collection's reference fields: an index built for others is outdated. */
@@ -171,8 +176,8 @@ export class ReferenceService {
   }
 
   /** The index from every stored entry (at start, when the saved one cannot be used). */
-  buildIndex (): ReverseIndex {
-    return buildIndex(this.store.entries(), c => this.planOf(c), this.defaultEnvironment)
+  async buildIndex (): Promise<ReverseIndex> {
+    return await buildIndex(this.store.entries(), c => this.planOf(c), this.defaultEnvironment)
   }
 
   /** Keeps `index` up to date from now on; `onChange` runs after each change (to save it). */
@@ -186,8 +191,25 @@ export class ReferenceService {
    * A schema was written or deleted: collections whose reference fields changed are indexed
    * again from their stored entries (a field that stopped being a reference no longer counts;
    * a new one counts for entries that already hold values). True when the index changed.
+   * Rebuilds run one after the other, in the order of the schema changes.
    */
-  schemasChanged (): boolean {
+  async schemasChanged (): Promise<boolean> {
+    // Changes from now on are kept for this re-index, whose read of the stored entries may come
+    // after them or miss them: they are applied again once its result is in.
+    const during: EntryChange[] = []
+    this.changedDuringRebuild.add(during)
+    const run = this.rebuilds.then(async () => {
+      try {
+        return await this.reindexChangedPlans(during)
+      } finally {
+        this.changedDuringRebuild.delete(during)
+      }
+    })
+    this.rebuilds = run.catch(() => {})
+    return await run
+  }
+
+  private async reindexChangedPlans (during: readonly EntryChange[]): Promise<boolean> {
     const index = this.index
     if (index === null) return false
     const now = this.currentPlans()
@@ -196,14 +218,27 @@ export class ReferenceService {
     for (const collection of this.indexedPlans.keys()) if (!now.has(collection)) changed.add(collection)
     this.indexedPlans = now
     if (changed.size === 0) return false
-    for (const collection of changed) index.removeCollection(collection)
     // One pass over the stored entries: the changed collections' references, and which targets exist.
-    const partial = buildIndex(this.store.entries(), c => changed.has(c) ? this.planOf(c) : null, this.defaultEnvironment)
+    const partial = await buildIndex(this.store.entries(), c => changed.has(c) ? this.planOf(c) : null, this.defaultEnvironment)
+    // From here on synchronous: no change can come in before `during` is applied.
+    for (const collection of changed) index.removeCollection(collection)
     for (const record of partial.records()) index.set(record.id, record.refs)
     for (const target of partial.targets()) {
       if (partial.referrers(target.collection, target.slug).every(r => r.locale !== target.locale)) index.removeReferenced(target)
     }
+    for (const change of during) applyToIndex(index, change)
     this.onIndexChange()
     return true
+  }
+}
+
+/** One committed change in the index: an entry's outgoing references, and whether it exists. */
+function applyToIndex (index: ReverseIndex, change: EntryChange): void {
+  const id = { collection: change.collection, slug: change.slug, locale: change.scope.locale }
+  if (change.operation === 'delete' || change.entry === null) {
+    index.remove(id)
+  } else {
+    index.set(id, outgoingReferences(planOf(change.model), change.entry.data))
+    if (change.operation === 'create') index.restore(id)
   }
 }

@@ -1,6 +1,6 @@
 // What both storage backends share: options, the logger they report to, frozen entries, the
 // per-collection count cache, and the fields a collection's indexes are built for.
-import { validationFailed } from '../errors.js'
+import { CmsError, conflict, notFound, validationFailed } from '../errors.js'
 import { deepFreeze, valueAtPath } from '../query/values.js'
 import { parseListQuery } from '../query/parse.js'
 import type { FieldRef, ListQuery, SortKey, ValueKind } from '../../types/query.js'
@@ -174,18 +174,48 @@ function storedKind (def: FieldDefinition): ValueKind {
   }
 }
 
+// ---- the rules a store decides as part of a write (types/store.ts) ------------------------------
+
+/** Create of a slug an entry already has: 409. */
+export function slugTaken (slug: string, collection: string): CmsError {
+  return conflict(`An entry with the slug '${slug}' already exists in '${collection}'.`)
+}
+
+/** Update (or read) of an entry that does not exist: 404. */
+export function entryMissing (slug: string, collection: string): CmsError {
+  return notFound(`Entry '${slug}' not found in '${collection}'.`)
+}
+
+/** The values a write's unique fields (EntryInput.unique) hold that another entry could hold too. */
+export function uniqueValues (input: EntryInput): Array<[path: string, value: string | number | boolean]> {
+  const out: Array<[string, string | number | boolean]> = []
+  for (const path of input.unique ?? []) {
+    const value = valueAtPath(input.data, path.split('.'))
+    if (isLookupValue(value)) out.push([path, value])
+  }
+  return out
+}
+
 /**
- * EntryInput.unique: each path's value must not be held by another entry (committed or in
- * flight). Stores call it in the same synchronous step that registers the write.
+ * The unique rule: VALIDATION_FAILED with one message per path whose value another entry holds
+ * (`holders`: each of uniqueValues' paths with the slug holding it, or null).
  */
-export function checkUnique (store: Pick<ContentStore, 'findByValue'>, scope: Scope, collection: string, input: EntryInput): void {
-  if (input.unique === undefined || input.unique.length === 0) return
+export function checkUniqueHolders (holders: ReadonlyArray<readonly [path: string, holder: string | null]>): void {
   const problems: string[] = []
-  for (const dotted of input.unique) {
-    const value = valueAtPath(input.data, dotted.split('.'))
-    if (!isLookupValue(value)) continue
-    const other = store.findByValue(scope, collection, dotted, value, input.slug)
-    if (other !== null) problems.push(`${dotted}: must be unique; the entry '${other}' already has this value`)
+  for (const [path, holder] of holders) {
+    if (holder !== null) problems.push(`${path}: must be unique; the entry '${holder}' already has this value`)
   }
   if (problems.length > 0) throw validationFailed(problems)
+}
+
+/**
+ * The unique rule read ahead of a write, from committed entries (findByValue): throws what the
+ * write would, had nothing else been written in between. The write itself decides; this only lets
+ * a pipeline answer in the order its rules are listed (a clash before a later rule's check).
+ */
+export async function expectUnique (store: Pick<ContentStore, 'findByValue'>, scope: Scope, collection: string, input: EntryInput): Promise<void> {
+  const values = uniqueValues(input)
+  if (values.length === 0) return
+  checkUniqueHolders(await Promise.all(values.map(async ([path, value]) =>
+    [path, await store.findByValue(scope, collection, path, value, input.slug)] as const)))
 }

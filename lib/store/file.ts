@@ -6,20 +6,22 @@
 // disk. Writes are atomic and durable (temp file, fsync, rename, folder fsync; done by worker
 // threads, writer.ts) before their promise resolves, and only then become visible to reads.
 //
-// Concurrency without a collection-wide lock: a write is checked and registered as "in flight"
-// in the same synchronous step (duplicate slug → CONFLICT, missing entry → NOT_FOUND, both
-// against committed and in-flight writes), so no check can interleave with another write's.
-// findByValue sees in-flight writes too. The disk work of writes to different entries then
-// runs in parallel (their fsyncs overlap across the writer threads, folder fsyncs are shared),
-// while writes to one entry are chained so its file and the index always end in the same state.
+// The store is its own single writer (one process owns the data dir: lib/data-lock.ts), so it
+// decides each write's rules without any lock: a write is checked and registered as "in flight"
+// in the same synchronous step (a taken unique value → VALIDATION_FAILED, duplicate slug →
+// CONFLICT, missing entry → NOT_FOUND, all against committed and in-flight writes), so no check
+// can interleave with another write's. The disk work of writes to different entries then runs
+// in parallel (their fsyncs overlap across the writer threads, folder fsyncs are shared), while
+// writes to one entry are chained so its file and the index always end in the same state.
+// Reads are answered from memory; they return promises because the interface is asynchronous.
 import { readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { conflict, notFound, CmsError } from '../errors.js'
+import { CmsError } from '../errors.js'
 import { compilePredicate, selectPage, sortCandidates, type Candidate } from '../query/memory.js'
 import { instant, searchText, typedKey, valueAtPath, type Key } from '../query/values.js'
 import {
-  checkUnique, conditionsKey, frozenEntry, isEntryStatus, isLookupValue, lookupKind, timestamps, silentLogger,
-  type StoreLogger, type StoreOptions
+  checkUniqueHolders, conditionsKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind, slugTaken, timestamps,
+  silentLogger, uniqueValues, type StoreLogger, type StoreOptions
 } from './common.js'
 import { fsyncDir, isTempFile } from '../durable.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isScopeName, isSlug } from './names.js'
@@ -324,13 +326,13 @@ export class FileStore implements ContentStore {
     }
   }
 
-  prepareCollection (_schema: ResolvedSchema): void {
+  async prepareCollection (_schema: ResolvedSchema): Promise<void> {
     // The in-memory index needs no preparation: sorted orders and lookups are built on demand.
   }
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  get (scope: Scope, collection: string, slug: string): StoredEntry | undefined {
+  async get (scope: Scope, collection: string, slug: string): Promise<StoredEntry | undefined> {
     return this.existingBucket(scope, collection)?.committed.get(slug)?.entry
   }
 
@@ -338,7 +340,7 @@ export class FileStore implements ContentStore {
     return this.buckets.get(this.bucketKey(scope, collection))?.revision ?? this.openRevision
   }
 
-  getMany (scope: Scope, collection: string, slugs: readonly string[]): Map<string, StoredEntry> {
+  async getMany (scope: Scope, collection: string, slugs: readonly string[]): Promise<Map<string, StoredEntry>> {
     const bucket = this.existingBucket(scope, collection)
     const out = new Map<string, StoredEntry>()
     if (bucket === undefined) return out
@@ -349,14 +351,24 @@ export class FileStore implements ContentStore {
     return out
   }
 
-  findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): string | null {
+  async findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): Promise<string | null> {
     const bucket = this.existingBucket(scope, collection)
     if (bucket === undefined || !isLookupValue(value)) return null
+    return this.holder(bucket, dottedPath, value, excludeSlug, false)
+  }
+
+  /**
+   * The slug of another entry holding `value` at `dottedPath`: among committed entries, or, with
+   * `inFlight`, as the writes in flight will leave them (what a write's unique check sees).
+   */
+  private holder (bucket: Bucket, dottedPath: string, value: string | number | boolean, excludeSlug: string | null, inFlight: boolean): string | null {
     const path_ = dottedPath.split('.')
     const kind = lookupKind(value)
-    // Writes in flight decide for their slugs.
-    for (const [slug, flight] of bucket.inFlight) {
-      if (slug !== excludeSlug && flight.rec !== null && sameValue(valueAtPath(flight.rec.entry.data, path_), value)) return slug
+    if (inFlight) {
+      // Writes in flight decide for their slugs.
+      for (const [slug, flight] of bucket.inFlight) {
+        if (slug !== excludeSlug && flight.rec !== null && sameValue(valueAtPath(flight.rec.entry.data, path_), value)) return slug
+      }
     }
     const indexKey = `${kind}\u0000${dottedPath}`
     let index = bucket.values.get(indexKey)
@@ -368,7 +380,7 @@ export class FileStore implements ContentStore {
     }
     const key = typedKey(value, kind)
     for (const slug of index.map.get(key as Key) ?? []) {
-      if (slug !== excludeSlug && !bucket.inFlight.has(slug)) return slug
+      if (slug !== excludeSlug && !(inFlight && bucket.inFlight.has(slug))) return slug
     }
     return null
   }
@@ -380,7 +392,7 @@ export class FileStore implements ContentStore {
    * counted once), and from its second time keeps its matches in that order, so a page is a
    * slice; a bucket written between reads is never sorted or filtered whole in vain.
    */
-  list (scope: Scope, collection: string, query: ListQuery): ListResult {
+  async list (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     const bucket = this.existingBucket(scope, collection)
     if (bucket === undefined) return { items: [], total: 0 }
     const countKey = conditionsKey(query)
@@ -429,7 +441,7 @@ export class FileStore implements ContentStore {
     return result
   }
 
-  * entries (): Iterable<StoredLocation> {
+  async * entries (): AsyncIterable<StoredLocation> {
     for (const bucket of [...this.buckets.values()]) {
       for (const rec of [...bucket.committed.values()]) {
         yield { scope: { ...bucket.scope }, collection: bucket.collection, entry: rec.entry }
@@ -439,12 +451,13 @@ export class FileStore implements ContentStore {
 
   // ---- writes --------------------------------------------------------------------------------
 
+  // Each write's rules are decided and the write registered in flight in one synchronous step
+  // (before write()'s first await): no other write can come in between.
+
   async create (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
     const bucket = this.writableBucket(scope, collection, input)
-    if (bucket.effective(input.slug) !== undefined) {
-      throw conflict(`An entry with the slug '${input.slug}' already exists in '${collection}'.`)
-    }
-    checkUnique(this, scope, collection, input)
+    this.checkUnique(bucket, input)
+    if (bucket.effective(input.slug) !== undefined) throw slugTaken(input.slug, collection)
     const at = this.now()
     const rec = record(input.slug, input.status, detach(input.data), at, at)
     return await this.write(bucket, input.slug, rec)
@@ -453,8 +466,8 @@ export class FileStore implements ContentStore {
   async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredEntry> {
     const bucket = this.writableBucket(scope, collection, input)
     const current = bucket.effective(input.slug)
-    if (current === undefined) throw notFound(`Entry '${input.slug}' not found in '${collection}'.`)
-    checkUnique(this, scope, collection, input)
+    if (current === undefined) throw entryMissing(input.slug, collection)
+    this.checkUnique(bucket, input)
     const rec = record(input.slug, input.status, detach(input.data), current.entry.createdAt, this.now())
     return await this.write(bucket, input.slug, rec)
   }
@@ -466,6 +479,11 @@ export class FileStore implements ContentStore {
     if (bucket === undefined || bucket.effective(slug) === undefined) return false
     await this.write(bucket, slug, null)
     return true
+  }
+
+  /** EntryInput.unique against committed entries and the writes in flight. */
+  private checkUnique (bucket: Bucket, input: EntryInput): void {
+    checkUniqueHolders(uniqueValues(input).map(([path, value]) => [path, this.holder(bucket, path, value, input.slug, true)]))
   }
 
   private writableBucket (scope: Scope, collection: string, input: EntryInput): Bucket {

@@ -6,9 +6,13 @@
 // Writes: group commit. A write is queued and the queue is committed as one transaction at the
 // end of the event-loop turn (setImmediate), each write in its own savepoint so a failing row
 // fails only its own promise; every promise settles after the shared COMMIT, which with
-// `synchronous=FULL` has reached the disk. Reads see committed data only. A create's duplicate
-// slug surfaces as the row's UNIQUE violation (CONFLICT); findByValue also looks at the queued
-// writes, so a unique check followed in the same turn by its write cannot miss a write in flight.
+// `synchronous=FULL` has reached the disk. Reads see committed data only. Each write's rules are
+// decided inside its savepoint, so they hold against every committed row and every earlier write
+// of the batch (the transaction is BEGIN IMMEDIATE: no other connection writes in between): a
+// taken `unique` value is looked up before the row is written (VALIDATION_FAILED), a create's
+// duplicate slug surfaces as the row's UNIQUE violation (CONFLICT), an update of no row is a
+// NOT_FOUND. Reads are synchronous underneath (better-sqlite3) and return promises because the
+// interface is asynchronous.
 //
 // Lists: lib/query/sql.ts turns the query into WHERE/ORDER BY over SQLite's JSON functions.
 // prepareCollection gives each collection expression indexes (its scalar fields, default_sort,
@@ -21,12 +25,12 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import Database, { type Database as SqliteDatabase, type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
-import { CmsError, conflict, notFound } from '../errors.js'
+import { CmsError } from '../errors.js'
 import { INSTANT_FUNCTION, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
-import { instant, searchText, valueAtPath } from '../query/values.js'
+import { instant, searchText } from '../query/values.js'
 import {
-  CollectionCache, checkUnique, conditionsKey, defaultSortKey, frozenEntry, isEntryStatus, isLookupValue, lookupKind, timestamps,
-  indexableFieldRefs, silentLogger, uniqueFieldRefs, type StoreLogger, type StoreOptions
+  CollectionCache, checkUniqueHolders, conditionsKey, defaultSortKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
+  slugTaken, timestamps, indexableFieldRefs, silentLogger, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
 } from './common.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
 import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
@@ -77,10 +81,11 @@ interface WriteOperation {
   locale: string
   slug: string
   status: EntryStatus
-  data: Record<string, unknown>
   json: string
   search: string
   at: string
+  /** The values of the write's unique fields (EntryInput.unique), decided in its savepoint. */
+  unique: Array<[path: string, value: string | number | boolean]>
 }
 
 interface DeleteOperation {
@@ -308,7 +313,7 @@ export class SqliteStore implements ContentStore {
    * each unique field as findByValue compares it. Indexes made for an earlier version of
    * the schema are dropped. Idempotent: an unchanged schema costs one catalogue lookup.
    */
-  prepareCollection (schema: ResolvedSchema): void {
+  async prepareCollection (schema: ResolvedSchema): Promise<void> {
     const collection = schema.name
     if (!isCollectionName(collection)) return
     const db = this.database
@@ -350,7 +355,7 @@ export class SqliteStore implements ContentStore {
 
   // ---- reads ---------------------------------------------------------------------------------
 
-  get (scope: Scope, collection: string, slug: string): StoredEntry | undefined {
+  async get (scope: Scope, collection: string, slug: string): Promise<StoredEntry | undefined> {
     checkBucket(scope, collection)
     if (!isSlug(slug)) return undefined
     const key = entryKey(scope.environment, collection, localeKey(scope), slug)
@@ -364,7 +369,7 @@ export class SqliteStore implements ContentStore {
     return entry
   }
 
-  getMany (scope: Scope, collection: string, slugs: readonly string[]): Map<string, StoredEntry> {
+  async getMany (scope: Scope, collection: string, slugs: readonly string[]): Promise<Map<string, StoredEntry>> {
     checkBucket(scope, collection)
     const out = new Map<string, StoredEntry>()
     const locale = localeKey(scope)
@@ -391,33 +396,29 @@ export class SqliteStore implements ContentStore {
     return this.revisions.get(bucketKey(scope.environment, collection, localeKey(scope))) ?? this.openRevision
   }
 
-  findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): string | null {
+  async findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): Promise<string | null> {
     checkBucket(scope, collection)
     if (!isLookupValue(value)) return null
-    const segments = dottedPath.split('.')
-    const locale = localeKey(scope)
-    // Writes queued but not yet committed decide for their slugs: the latest one per slug.
-    const queued = new Map<string, Operation>()
-    for (const p of this.queue) {
-      const op = p.op
-      if (op.collection === collection && op.scope.environment === scope.environment && op.locale === locale) queued.set(op.slug, op)
-    }
-    for (const op of queued.values()) {
-      if (op.kind !== 'delete' && op.slug !== excludeSlug && sameValue(valueAtPath(op.data, segments), value)) return op.slug
-    }
-    const field: FieldRef = { name: dottedPath, path: segments, system: false, kind: lookupKind(value), array: false }
-    const params: Params = [scope.environment, locale]
+    return this.holder(scope.environment, collection, localeKey(scope), dottedPath, value, excludeSlug)
+  }
+
+  /**
+   * The slug of another row holding `value` at `dottedPath` (through the unique field's
+   * expression index): committed rows, and inside a write's transaction, the batch's earlier writes.
+   */
+  private holder (environment: string, collection: string, locale: string, dottedPath: string, value: string | number | boolean, excludeSlug: string | null): string | null {
+    const field: FieldRef = { name: dottedPath, path: dottedPath.split('.'), system: false, kind: lookupKind(value), array: false }
+    const params: Params = [environment, locale]
     const key = keySql(field, params)
     params.push(typeof value === 'boolean' ? (value ? 1 : 0) : value)
     const stmt = this.statement(`SELECT slug FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND ${key} = ?`).pluck()
     for (const slug of stmt.iterate(...params) as IterableIterator<string>) {
-      if (slug === excludeSlug || queued.has(slug)) continue
-      return slug
+      if (slug !== excludeSlug) return slug
     }
     return null
   }
 
-  list (scope: Scope, collection: string, query: ListQuery): ListResult {
+  async list (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     checkBucket(scope, collection)
     const locale = localeKey(scope)
     const bucket = `${scope.environment}\u0000${locale}`
@@ -541,7 +542,7 @@ export class SqliteStore implements ContentStore {
     return existing.has(own) ? own : existing.has(other) ? other : null
   }
 
-  * entries (): Iterable<StoredLocation> {
+  async * entries (): AsyncIterable<StoredLocation> {
     // Keyset pages: no cursor stays open while the consumer runs, so it may use the store.
     let last = 0
     for (;;) {
@@ -582,10 +583,10 @@ export class SqliteStore implements ContentStore {
     checkBucket(scope, collection)
     assertStoredSlug(input.slug)
     if (!isEntryStatus(input.status)) throw new CmsError('BAD_REQUEST', "Status must be 'draft' or 'published'.")
-    checkUnique(this, scope, collection, input)
     const json = JSON.stringify(input.data)
     if (typeof json !== 'string') throw new CmsError('BAD_REQUEST', 'Entry data must be a JSON object.')
-    return { kind, locale: localeKey(scope), scope, collection, slug: input.slug, status: input.status, data: input.data, json, search: searchText(input.data), at }
+    const unique = uniqueValues(input)
+    return { kind, locale: localeKey(scope), scope, collection, slug: input.slug, status: input.status, json, search: searchText(input.data), at, unique }
   }
 
   private enqueue (op: Operation): Promise<unknown> {
@@ -638,19 +639,24 @@ export class SqliteStore implements ContentStore {
     const setSearch = db.prepare('INSERT OR REPLACE INTO entry_search (id, search) VALUES (?, ?)')
     const removeSearch = db.prepare('DELETE FROM entry_search WHERE id = ?')
 
+    // The unique rule, inside the write's savepoint: committed rows and the batch's earlier writes count.
+    const checkUnique = (op: WriteOperation): void => {
+      if (op.unique.length === 0) return
+      checkUniqueHolders(op.unique.map(([path, value]) => [path, this.holder(op.scope.environment, op.collection, op.locale, path, value, op.slug)]))
+    }
+
     // Nested inside the batch's transaction, each runs in a savepoint: its failure undoes only itself.
     const apply = db.transaction((p: Pending): unknown => {
       const op = p.op
       const env = op.scope.environment
       switch (op.kind) {
         case 'create': {
+          checkUnique(op)
           let id: number | bigint
           try {
             id = insert.run(env, op.collection, op.locale, op.slug, op.status, op.at, op.at, op.json).lastInsertRowid
           } catch (err) {
-            if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
-              throw conflict(`An entry with the slug '${op.slug}' already exists in '${op.collection}'.`)
-            }
+            if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw slugTaken(op.slug, op.collection)
             throw err
           }
           setSearch.run(id, op.search)
@@ -658,7 +664,9 @@ export class SqliteStore implements ContentStore {
         }
         case 'update': {
           const row = update(op.collection).get(op.status, op.at, op.json, env, op.locale, op.slug) as { id: number, created_at: string } | undefined
-          if (row === undefined) throw notFound(`Entry '${op.slug}' not found in '${op.collection}'.`)
+          if (row === undefined) throw entryMissing(op.slug, op.collection)
+          // After the row's own change, which the check excludes; a clash undoes the savepoint.
+          checkUnique(op)
           p.rowId = row.id
           setSearch.run(row.id, op.search)
           return row.created_at
@@ -673,7 +681,7 @@ export class SqliteStore implements ContentStore {
       }
     })
 
-    return db.transaction((batch: Pending[]) => {
+    const transaction = db.transaction((batch: Pending[]) => {
       for (const p of batch) {
         try {
           p.result = { ok: true, value: apply(p) }
@@ -684,6 +692,9 @@ export class SqliteStore implements ContentStore {
         }
       }
     })
+    // IMMEDIATE: the write lock is taken at BEGIN, so what each savepoint checks cannot change
+    // under it, whoever else has the database open.
+    return batch => { transaction.immediate(batch) }
   }
 }
 
@@ -714,10 +725,6 @@ function sortKey (query: ListQuery): string {
 
 function toEntry (row: EntryRow): StoredEntry {
   return frozenEntry(row.slug, row.status, JSON.parse(row.data) as Record<string, unknown>, row.created_at, row.updated_at)
-}
-
-function sameValue (stored: unknown, value: string | number | boolean): boolean {
-  return typeof stored === typeof value && stored === value
 }
 
 /** The name of a collection's expression index: `ix:<collection>:<hash of its columns>`. */

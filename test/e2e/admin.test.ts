@@ -4,10 +4,11 @@
 //
 // A missing browser FAILS this test (it never skips): install it with scripts/ensure-chromium.sh.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
 import type { Test } from 'tap'
 import sharp from 'sharp'
@@ -213,6 +214,7 @@ t.test('the admin UI in a real browser', async t => {
   const h: Harness = { app, base, context, page, errors }
 
   await t.test('the build is small and the page loads fast', async t => { await bundleAndLoad(t, h) })
+  await t.test('the built scripts are pre-compressed and sent so', async t => { await preCompressed(t, h) })
   await t.test('sign in with an API key', async t => { await signIn(t, h) })
   await t.test('create an entry with a reference and an uploaded image, see a validation error beside its field', async t => { await createEntry(t, h) })
   await t.test('publish, then edit', async t => { await publishAndEdit(t, h) })
@@ -229,6 +231,21 @@ t.test('the admin UI in a real browser', async t => {
 
   t.same(errors, [], 'no script errors in the page')
 })
+
+async function preCompressed (t: Test, { base }: Harness): Promise<void> {
+  const assets = path.join(DIST, 'assets')
+  const scripts = readdirSync(assets).filter(name => name.endsWith('.js') && statSync(path.join(assets, name)).size >= 1024)
+  t.ok(scripts.length > 0, 'scripts of 1 KB or more')
+  for (const name of scripts) {
+    const built = readFileSync(path.join(assets, name))
+    t.same(brotliDecompressSync(readFileSync(path.join(assets, `${name}.br`))), built, `${name}.br`)
+    t.same(gunzipSync(readFileSync(path.join(assets, `${name}.gz`))), built, `${name}.gz`)
+    const res = await fetch(`${base}/admin/assets/${name}`, { headers: { 'accept-encoding': 'br' } })
+    t.equal(res.headers.get('content-encoding'), 'br', `${name} is sent as its .br`)
+    t.equal(res.headers.get('content-length'), String(statSync(path.join(assets, `${name}.br`)).size))
+    t.same(Buffer.from(await res.arrayBuffer()), built, 'which the browser decodes to the script')
+  }
+}
 
 async function bundleAndLoad (t: Test, { base, page }: Harness): Promise<void> {
   const gzipped = gzippedJavaScriptBytes(DIST)

@@ -19,12 +19,14 @@ t.test('defaults (contract §1)', async t => {
   t.same(c.webhooks, [])
   t.equal(c.webhookSecret, null)
   t.equal(c.cacheMax, 10000)
+  t.equal(c.syncRetentionDays, 30)
   t.equal(c.bodyLimit, 1048576)
   t.equal(c.uploadLimit, 52428800)
   t.equal(c.trustProxy, false)
   t.same(c.corsOrigins, [])
   t.equal(c.logLevel, 'info')
   t.equal(c.seed, true)
+  t.equal(c.compression, true)
 })
 
 t.test('every setting is read', async t => {
@@ -44,12 +46,14 @@ t.test('every setting is read', async t => {
     CMS_WEBHOOK_SECRET: 's3cret',
     CMS_WEBHOOK_BACKOFF_MS: '50',
     CMS_CACHE_MAX: '0',
+    CMS_SYNC_RETENTION_DAYS: '7',
     CMS_BODY_LIMIT: '2048',
     CMS_UPLOAD_LIMIT: '1000',
     CMS_TRUST_PROXY: 'true',
     CMS_CORS_ORIGINS: 'https://site.example.com,*',
     CMS_LOG_LEVEL: 'warn',
-    CMS_SEED: 'false'
+    CMS_SEED: 'false',
+    CMS_COMPRESSION: 'false'
   }, cwd)
   t.equal(c.port, 8080)
   t.equal(c.host, '127.0.0.1')
@@ -65,12 +69,14 @@ t.test('every setting is read', async t => {
   t.equal(c.webhookSecret, 's3cret')
   t.equal(c.webhookBackoffMs, 50)
   t.equal(c.cacheMax, 0)
+  t.equal(c.syncRetentionDays, 7)
   t.equal(c.bodyLimit, 2048)
   t.equal(c.uploadLimit, 1000)
   t.equal(c.trustProxy, true)
   t.same(c.corsOrigins, ['https://site.example.com', '*'])
   t.equal(c.logLevel, 'warn')
   t.equal(c.seed, false)
+  t.equal(c.compression, false)
 })
 
 t.test('PORT is honoured when CMS_PORT is absent; the public URL follows the port', async t => {
@@ -97,7 +103,11 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['port out of range', { CMS_PORT: '70000' }, /^CMS_PORT: must be between 0 and 65535/],
   ['negative cache size', { CMS_CACHE_MAX: '-1' }, /^CMS_CACHE_MAX: must be a whole number/],
   ['zero body limit', { CMS_BODY_LIMIT: '0' }, /^CMS_BODY_LIMIT: must be between 1/],
+  ['zero retention', { CMS_SYNC_RETENTION_DAYS: '0' }, /^CMS_SYNC_RETENTION_DAYS: must be between 1 and 36500, got 0/],
+  ['fractional retention', { CMS_SYNC_RETENTION_DAYS: '1.5' }, /^CMS_SYNC_RETENTION_DAYS: must be a whole number/],
+  ['retention past a century', { CMS_SYNC_RETENTION_DAYS: '36501' }, /^CMS_SYNC_RETENTION_DAYS: must be between 1 and 36500/],
   ['bad boolean', { CMS_TRUST_PROXY: 'maybe' }, /^CMS_TRUST_PROXY: must be true or false/],
+  ['bad compression switch', { CMS_COMPRESSION: 'gzip' }, /^CMS_COMPRESSION: must be true or false/],
   ['bad log level', { CMS_LOG_LEVEL: 'loud' }, /^CMS_LOG_LEVEL: must be one of/],
   ['bad CORS origin', { CMS_CORS_ORIGINS: 'nope' }, /^CMS_CORS_ORIGINS: is not a valid URL/]
 ]

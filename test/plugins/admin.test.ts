@@ -1,12 +1,14 @@
 // The admin plugin alone on a bare instance, with a stand-in build in a temp dir.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import t from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
+import compressionPlugin from '../../plugins/compression.js'
 import configPlugin from '../../plugins/config.js'
 import adminPlugin, { defaultAdminDist, projectRoot } from '../../plugins/admin.js'
-import { serverOptions } from '../../app.js'
+import { serverOptions } from '../../lib/server-options.js'
 import { CmsError } from '../../lib/errors.js'
 import { assertError, tempDir, testConfig } from '../helper.js'
 
@@ -22,10 +24,11 @@ function fakeDist (t: Test): string {
   return dist
 }
 
-async function bare (t: Test, adminDist: string): Promise<FastifyInstance> {
-  const config = testConfig(path.join(tempDir(t), 'data'))
+async function bare (t: Test, adminDist: string, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const config = testConfig(path.join(tempDir(t), 'data'), env)
   const fastify = Fastify(serverOptions(config))
   await fastify.register(configPlugin, { config })
+  await fastify.register(compressionPlugin)
   await fastify.register(adminPlugin, { adminDist })
   // The app's handler renders CmsErrors as the contract's envelope; the same here.
   fastify.setErrorHandler((err, _request, reply) => {
@@ -80,6 +83,53 @@ t.test('built files are served with long-lived caching; missing files are 404s',
   assertError(t, missing, 404, 'NOT_FOUND')
   const post = await app.inject({ method: 'POST', url: '/admin/content' })
   t.equal(post.statusCode, 404, 'only GET and HEAD reach the page')
+})
+
+/** A build whose script (2 KB or more) has its .br and .gz beside it, as `npm run build:admin` writes them. */
+function compressedDist (t: Test): { dist: string, script: string } {
+  const dist = fakeDist(t)
+  const script = `console.log(${JSON.stringify('admin '.repeat(400))})`
+  const file = path.join(dist, 'assets', 'app-def456.js')
+  writeFileSync(file, script)
+  writeFileSync(`${file}.br`, brotliCompressSync(script))
+  writeFileSync(`${file}.gz`, gzipSync(script))
+  writeFileSync(path.join(dist, 'index.html.br'), brotliCompressSync(INDEX))
+  return { dist, script }
+}
+
+t.test('built files are sent pre-compressed, as the browser accepts, with the headers of the file', async t => {
+  const { dist, script } = compressedDist(t)
+  const app = await bare(t, dist)
+  const plain = await app.inject('/admin/assets/app-def456.js')
+  for (const [accept, encoding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], ['identity', undefined]] as const) {
+    const res = await app.inject({ url: '/admin/assets/app-def456.js', headers: { 'accept-encoding': accept } })
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['content-encoding'], encoding, `${accept}: ${String(encoding)}`)
+    t.match(res.headers.vary, /accept-encoding/i)
+    t.match(res.headers['content-type'], /javascript/, 'the type of the file, not of its .br')
+    t.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable')
+    const body = encoding === 'br' ? brotliDecompressSync(res.rawPayload) : encoding === 'gzip' ? gunzipSync(res.rawPayload) : res.rawPayload
+    t.equal(body.toString(), script)
+    t.equal(res.headers['content-length'], String(res.rawPayload.length), 'the file as built, not compressed again')
+  }
+  t.equal(plain.body, script)
+
+  // The page's own headers when its .br is sent.
+  const page = await app.inject({ url: '/admin/index.html', headers: { 'accept-encoding': 'br' } })
+  t.equal(page.headers['content-encoding'], 'br')
+  t.equal(brotliDecompressSync(page.rawPayload).toString(), INDEX)
+  t.match(page.headers['content-security-policy'], /frame-ancestors 'none'/)
+  t.equal(page.headers['cache-control'], 'no-cache')
+
+  // A small file has no compressed twin and goes as it is.
+  const small = await app.inject({ url: '/admin/assets/index-abc123.js', headers: { 'accept-encoding': 'br' } })
+  t.equal(small.headers['content-encoding'], undefined)
+  t.equal(small.body, 'console.log("admin")')
+
+  const off = await bare(t, dist, { CMS_COMPRESSION: 'false' })
+  const res = await off.inject({ url: '/admin/assets/app-def456.js', headers: { 'accept-encoding': 'br' } })
+  t.equal(res.headers['content-encoding'], undefined, 'CMS_COMPRESSION=false: the file as it is')
+  t.equal(res.body, script)
 })
 
 t.test('no path leaves the build directory', async t => {

@@ -1,4 +1,4 @@
-// The references plugin in the app: its write hooks, and the reverse-reference index kept in
+// The references plugin in the app: its steps of the write pipeline, and the reverse-reference index kept in
 // `<dataDir>/references.json` across restarts, rebuilt when that file cannot be trusted.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -12,8 +12,8 @@ const indexFile = (c: Client): string => path.join(c.dataDir, REFERENCE_INDEX_FI
 const marker = (c: Client): string => path.join(c.dataDir, OPEN_MARKER)
 
 /** The referrers of an entry, straight from the decorator. */
-const referrersOf = (c: Client, collection: string, slug: string): string[] =>
-  c.app.references.referrers(collection, slug).map(r => `${r.collection}/${r.slug}.${r.field}`)
+const referrersOf = async (c: Client, collection: string, slug: string): Promise<string[]> =>
+  (await c.app.references.referrers(collection, slug)).map(r => `${r.collection}/${r.slug}.${r.field}`)
 
 /** Starts the app on `dataDir` again, closed by the test itself. */
 async function restart (t: Test, env: Env, dataDir: string): Promise<Client> {
@@ -21,12 +21,9 @@ async function restart (t: Test, env: Env, dataDir: string): Promise<Client> {
 }
 
 eachStore(t, async (t, _store, env) => {
-  t.test('decorates fastify.references and joins the write pipeline', async t => {
+  t.test('decorates fastify.references (the content plugin is handed it: the tests below)', async t => {
     const c = await setup(t, env)
     t.ok(c.app.references instanceof ReferenceService)
-    t.equal(c.app.content.hooks.check.length >= 1, true)
-    t.equal(c.app.content.hooks.prepare.length >= 1, true)
-    t.equal(c.app.content.hooks.written.length >= 1, true)
     t.ok(existsSync(marker(c)), 'the index is open: its marker is there')
     t.ok(existsSync(indexFile(c)), 'a new data dir: the (empty) index is saved at once')
   })
@@ -46,7 +43,7 @@ eachStore(t, async (t, _store, env) => {
       "related: no 'posts' entry with the slug 'missing'"
     ])
     assertError(t, await c.get('/api/content/posts/bad'), 404, 'NOT_FOUND')
-    t.same(referrersOf(c, 'authors', 'nobody'), [])
+    t.same(await referrersOf(c, 'authors', 'nobody'), [])
 
     const ok = await c.create(t, 'posts', {
       _slug: 'good', title: 'Good', author: { _slug: 'jane', name: 'ignored' }, tags: [{ _slug: 'news' }, 'tech', 'news'], related: [{ _slug: 'hello' }]
@@ -54,7 +51,7 @@ eachStore(t, async (t, _store, env) => {
     t.equal(ok.author, 'jane', 'a reference given as an object with _slug is stored as its slug')
     t.same(ok.tags, ['news', 'tech'], 'multiple references: slugs, duplicates removed')
     t.same(ok.related, ['hello'])
-    t.same(referrersOf(c, 'posts', 'hello'), ['posts/good.related'])
+    t.same(await referrersOf(c, 'posts', 'hello'), ['posts/good.related'])
   })
 
   t.test('reference check on update (PUT and PATCH), and references stay within the locale', async t => {
@@ -113,7 +110,7 @@ eachStore(t, async (t, _store, env) => {
     const dataDir = path.join(tempDir(t), 'data')
     let c = await restart(t, env, dataDir)
     await seed(t, c)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'])
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'])
     await c.app.close()
     t.notOk(existsSync(marker(c)), 'a clean close removes the marker')
     const saved = JSON.parse(readFileSync(indexFile(c), 'utf8'))
@@ -123,21 +120,21 @@ eachStore(t, async (t, _store, env) => {
     saved.referrers.push(['posts', 'phantom', null, [['author', 'authors', 'jane']]])
     writeFileSync(indexFile(c), JSON.stringify(saved))
     c = await restart(t, env, dataDir)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author', 'posts/phantom.author'], 'loaded from the file')
-    t.same(referrersOf(c, 'authors', 'joe'), ['posts/hello.seo.by'])
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author', 'posts/phantom.author'], 'loaded from the file')
+    t.same(await referrersOf(c, 'authors', 'joe'), ['posts/hello.seo.by'])
     await c.app.close()
 
     // Deleted: rebuilt from the stored entries (the phantom goes).
     rmSync(indexFile(c))
     c = await restart(t, env, dataDir)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'], 'rebuilt after the file was deleted')
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'], 'rebuilt after the file was deleted')
     t.ok(existsSync(indexFile(c)), 'and saved again')
     await c.app.close()
 
     // Corrupted: rebuilt.
     writeFileSync(indexFile(c), '{"format": "lectern-references", "version": 1, "referrers": [["x"')
     c = await restart(t, env, dataDir)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'], 'rebuilt after the file was corrupted')
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'], 'rebuilt after the file was corrupted')
     t.same(JSON.parse(readFileSync(indexFile(c), 'utf8')).format, 'lectern-references', 'the corrupt file is replaced')
     await c.app.close()
   })
@@ -153,7 +150,7 @@ eachStore(t, async (t, _store, env) => {
     // A run that died: its marker is still there, and its file may lag behind the content.
     writeFileSync(marker(c), 'left by a crash')
     c = await restart(t, env, dataDir)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'], 'the file was not trusted')
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'], 'the file was not trusted')
     await c.app.close()
   })
 
@@ -162,42 +159,42 @@ eachStore(t, async (t, _store, env) => {
     let c = await restart(t, env, dataDir)
     await seed(t, c)
     await c.create(t, 'posts', { _slug: 'second', title: 'Second', author: 'joe', related: ['hello'] })
-    t.same(referrersOf(c, 'authors', 'joe'), ['posts/hello.seo.by', 'posts/second.author'])
-    t.same(referrersOf(c, 'posts', 'hello'), ['posts/second.related'])
+    t.same(await referrersOf(c, 'authors', 'joe'), ['posts/hello.seo.by', 'posts/second.author'])
+    t.same(await referrersOf(c, 'posts', 'hello'), ['posts/second.related'])
 
     t.equal((await c.put('posts/second', { title: 'Second', author: 'jane' })).statusCode, 200)
-    t.same(referrersOf(c, 'authors', 'joe'), ['posts/hello.seo.by'], 'rebuilt for the updated entry')
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author', 'posts/second.author'])
-    t.same(referrersOf(c, 'posts', 'hello'), [])
+    t.same(await referrersOf(c, 'authors', 'joe'), ['posts/hello.seo.by'], 'rebuilt for the updated entry')
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author', 'posts/second.author'])
+    t.same(await referrersOf(c, 'posts', 'hello'), [])
 
     t.equal((await c.del('posts/hello')).statusCode, 204)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/second.author'], 'removed as a referrer')
-    t.same(referrersOf(c, 'authors', 'joe'), [])
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/second.author'], 'removed as a referrer')
+    t.same(await referrersOf(c, 'authors', 'joe'), [])
     t.equal((await c.del('authors/jane')).statusCode, 204)
-    t.same(referrersOf(c, 'authors', 'jane'), [], 'removed as a referenced entry')
+    t.same(await referrersOf(c, 'authors', 'jane'), [], 'removed as a referenced entry')
     await c.create(t, 'authors', { _slug: 'jane', name: 'Jane again' })
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/second.author'], 'a new jane: the entries that still name her count again')
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/second.author'], 'a new jane: the entries that still name her count again')
 
     await c.app.close()
     c = await restart(t, env, dataDir)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/second.author'], 'the state after the last change was saved')
-    t.same(referrersOf(c, 'authors', 'joe'), [])
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/second.author'], 'the state after the last change was saved')
+    t.same(await referrersOf(c, 'authors', 'joe'), [])
     await c.app.close()
   })
 
   t.test('schema changes re-index the collections whose reference fields changed', async t => {
     const c = await setup(t, env)
     await seed(t, c)
-    t.same(referrersOf(c, 'tags', 'news'), ['posts/hello.tags'])
+    t.same(await referrersOf(c, 'tags', 'news'), ['posts/hello.tags'])
     const schema = JSON.parse(readFileSync(path.join(c.dataDir, 'types', 'posts.json'), 'utf8'))
     schema.fields.tags = { field_type: 'json' }
     const res = await c.app.inject({ method: 'PUT', url: '/api/schemas/posts', payload: schema })
     t.equal(res.statusCode, 200, 'schema updated', { body: res.body })
-    t.same(referrersOf(c, 'tags', 'news'), [], 'tags is no longer a reference field')
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'], 'other fields stay')
+    t.same(await referrersOf(c, 'tags', 'news'), [], 'tags is no longer a reference field')
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author'], 'other fields stay')
     schema.fields.tags = { field_type: 'reference', collection: 'tags', multiple: true }
     t.equal((await c.app.inject({ method: 'PUT', url: '/api/schemas/posts', payload: schema })).statusCode, 200)
-    t.same(referrersOf(c, 'tags', 'news'), ['posts/hello.tags'], 'and back: the stored values count again')
+    t.same(await referrersOf(c, 'tags', 'news'), ['posts/hello.tags'], 'and back: the stored values count again')
   })
 
   t.test('schema files edited while the server was down: the saved index is outdated, rebuilt', async t => {
@@ -210,14 +207,14 @@ eachStore(t, async (t, _store, env) => {
     schema.fields.author = { field_type: 'string' }
     writeFileSync(file, JSON.stringify(schema))
     c = await restart(t, env, dataDir)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends'], 'posts.author is a plain string now')
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends'], 'posts.author is a plain string now')
     await c.app.close()
   })
 
   t.test('with environments there is no index, and no file', async t => {
     const c = await setup(t, { ...env, CMS_ENVIRONMENTS: 'main,staging' })
     await seed(t, c)
-    t.same(c.app.references.referrers('authors', 'jane'), [])
+    t.same(await c.app.references.referrers('authors', 'jane'), [])
     t.notOk(c.app.references.indexEnabled)
     t.notOk(existsSync(indexFile(c)))
     t.notOk(existsSync(marker(c)))
@@ -235,7 +232,7 @@ eachStore(t, async (t, _store, env) => {
     await c.create(t, 'posts', { _slug: 'later', title: 'Later', author: 'jane' })
     await c.app.close()
     c = await restart(t, env, dataDir)
-    t.same(referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author', 'posts/later.author'], 'rebuilt from the stored entries')
+    t.same(await referrersOf(c, 'authors', 'jane'), ['authors/joe.friends', 'posts/hello.author', 'posts/later.author'], 'rebuilt from the stored entries')
     await c.app.close()
   })
 })

@@ -12,28 +12,28 @@ t.test('first start with CMS_SEED on: the sample entries are in the store', asyn
     t.equal(app.dataSeeded, true)
     const samples = await readSampleEntries(examplesDir())
     for (const sample of samples) {
-      const entry = app.store.get(published, sample.collection, sample.slug)
+      const entry = await app.store.get(published, sample.collection, sample.slug)
       t.ok(entry, `${store}: ${sample.collection}/${sample.slug} stored`)
       t.equal(entry?.status, sample.status)
     }
-    t.equal(app.store.get(published, 'post', 'hello-world')?.data.author, 'ada-lovelace')
-    t.equal(app.store.get(published, 'post', 'drafting-in-the-open')?.status, 'draft')
-    t.equal(app.store.get(published, 'headline', 'blog-intro')?.data.tag, 'h2', 'defaults applied on the way in')
+    t.equal((await app.store.get(published, 'post', 'hello-world'))?.data.author, 'ada-lovelace')
+    t.equal((await app.store.get(published, 'post', 'drafting-in-the-open'))?.status, 'draft')
+    t.equal((await app.store.get(published, 'headline', 'blog-intro'))?.data.tag, 'h2', 'defaults applied on the way in')
   }
 })
 
 t.test('the default scope: first locale and first environment', async t => {
   const app = await build(t, { CMS_SEED: 'true', CMS_LOCALES: 'de,en', CMS_ENVIRONMENTS: 'live,staging' })
-  t.ok(app.store.get({ locale: 'de', environment: 'live' }, 'author', 'ada-lovelace'))
-  t.notOk(app.store.get({ locale: 'en', environment: 'live' }, 'author', 'ada-lovelace'))
-  t.notOk(app.store.get({ locale: 'de', environment: 'staging' }, 'author', 'ada-lovelace'))
+  t.ok(await app.store.get({ locale: 'de', environment: 'live' }, 'author', 'ada-lovelace'))
+  t.notOk(await app.store.get({ locale: 'en', environment: 'live' }, 'author', 'ada-lovelace'))
+  t.notOk(await app.store.get({ locale: 'de', environment: 'staging' }, 'author', 'ada-lovelace'))
 })
 
 t.test('CMS_SEED=false seeds nothing', async t => {
   const app = await build(t, { CMS_SEED: 'false' })
   t.equal(app.dataSeeded, false)
   t.strictSame(app.schemas.names(), [])
-  t.notOk(app.store.get(published, 'author', 'ada-lovelace'))
+  t.notOk(await app.store.get(published, 'author', 'ada-lovelace'))
 })
 
 t.test('an existing data dir is not seeded, and a restart does not seed again', async t => {
@@ -50,8 +50,8 @@ t.test('an existing data dir is not seeded, and a restart does not seed again', 
   await first.close()
   const second = await build(t, { CMS_SEED: 'true' }, { dataDir: fresh })
   t.equal(second.dataSeeded, false)
-  t.notOk(second.store.get(published, 'author', 'alan-turing'), 'a deleted sample does not come back')
-  t.ok(second.store.get(published, 'author', 'ada-lovelace'), 'the others are still there')
+  t.notOk(await second.store.get(published, 'author', 'alan-turing'), 'a deleted sample does not come back')
+  t.ok(await second.store.get(published, 'author', 'ada-lovelace'), 'the others are still there')
 })
 
 t.test('seeded entries are served by the API', async t => {

@@ -63,7 +63,7 @@ for (const kind of STORES) {
       await app.close()
       await t.rejects(app.store.create(scope, 'posts', { slug: 'later', status: 'published', data: {} }), 'closed with the app')
       const again = await bare(t, dataDir, { CMS_STORE: kind })
-      t.equal(again.store.get(scope, 'posts', 'hello')?.data.title, 'Hi')
+      t.equal((await again.store.get(scope, 'posts', 'hello'))?.data.title, 'Hi')
     })
 
     t.test('schema.created makes the storage location in every environment', async t => {
@@ -107,9 +107,11 @@ t.test('indexes from the registry at start and after schema events (sqlite)', as
   schemas[0] = schema({ default_sort: 'title', default_order: 'asc', fields: { title: { field_type: 'string', unique: true } } })
   schemas.push(schema({ name: 'authors', default_sort: null, fields: { email: { field_type: 'email', unique: true } } }))
   app.events.emit({ event: 'schema.updated', name: 'posts' })
+  // Preparing is asynchronous (a store across the network creates its indexes there).
+  await app.events.settled()
   const after = expressionIndexes(dataDir)
   t.notOk(after.some(sql => sql.includes("'$.rank'")), 'indexes of the old schema are dropped')
   t.ok(after.some(sql => sql.includes("'$.title'") && sql.includes("WHERE collection = 'posts'")))
   t.ok(after.some(sql => sql.includes("'$.email'") && sql.includes("WHERE collection = 'authors'")), 'every collection is prepared')
-  t.equal(app.store.list(scope, 'posts', { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [] }).total, 0)
+  t.equal((await app.store.list(scope, 'posts', { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [] })).total, 0)
 })

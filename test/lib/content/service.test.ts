@@ -1,15 +1,17 @@
-// The write pipeline against stand-ins for the registry and the store: the order of the rules,
-// PUT and PATCH semantics, hooks, events and serialization. The real stores and models are
-// exercised through HTTP in test/routes/content*.test.ts.
+// The write pipeline against stand-ins for the registry and the store, with the real reference
+// service and response cache: the order of the rules and of the steps, PUT and PATCH semantics,
+// events and serialization. The real stores and models are exercised through HTTP in
+// test/routes/content*.test.ts.
 import t, { type Test } from 'tap'
-import { ContentService, COLLECTION_NOT_FOUND } from '../../../lib/content/service.js'
+import { COLLECTION_NOT_FOUND, type ContentReferences, type ContentService } from '../../../lib/content/service.js'
 import { CmsError, type ErrorCode } from '../../../lib/errors.js'
 import { etagOf } from '../../../lib/etag.js'
 import { ResponseCache } from '../../../lib/cache.js'
 import type { Caller } from '../../../lib/auth.js'
 import type { ContentEvent } from '../../../types/events.js'
 import type { Scope } from '../../../types/scope.js'
-import { MemoryStore, fakeRegistry, postsModel } from '../../fixtures/content-fakes.js'
+import type { StoredEntry } from '../../../types/store.js'
+import { MemoryStore, contentService, fakeRegistry, postsModel, referenceService } from '../../fixtures/content-fakes.js'
 
 const scope: Scope = { locale: null, environment: 'default' }
 const admin: Caller = { role: 'admin', authenticated: true, invalidKey: false }
@@ -18,8 +20,41 @@ const anonymous: Caller = { role: null, authenticated: false, invalidKey: false 
 function setup (): { service: ContentService, store: MemoryStore, events: ContentEvent[] } {
   const store = new MemoryStore()
   const events: ContentEvent[] = []
-  const service = new ContentService({ registry: fakeRegistry([postsModel()]), store, emit: e => { events.push(e) } })
+  const service = contentService([postsModel()], store, events)
   return { service, store, events }
+}
+
+/**
+ * The real reference service with its write steps recorded in `log`: `check` refuses a title
+ * 'dangling' (as a missing reference would be), `relativeAssetUrls` appends '!' to the title.
+ */
+function recordingReferences (store: MemoryStore, log: string[], over: Partial<ContentReferences> = {}): ContentReferences {
+  const real = referenceService(fakeRegistry([postsModel()]), store)
+  return {
+    parseResolve: (raw, model) => real.parseResolve(raw, model),
+    format: (model, view) => real.format(model, view),
+    resolve: async (...args) => await real.resolve(...args),
+    resolveTexts: async (...args) => await real.resolveTexts(...args),
+    check: async (_scope, _model, data) => {
+      log.push(`check ${String(data.title)}`)
+      return data.title === 'dangling' ? ['author: no such entry'] : []
+    },
+    relativeAssetUrls: (_scope, data) => {
+      log.push('relativeAssetUrls')
+      return { ...data, title: `${String(data.title)}!` }
+    },
+    updateIndex: change => { log.push(`updateIndex ${change.operation} ${change.slug} entry=${String(change.entry?.data.title ?? null)} previous=${String(change.previous?.data.title ?? null)}`) },
+    ...over
+  }
+}
+
+/** A response cache that records its discards in `log`. */
+class RecordingCache extends ResponseCache {
+  constructor (private readonly log: string[]) { super({ max: 100 }) }
+  override invalidate (tag: string): number {
+    this.log.push(`invalidate ${tag.replace('\u0000', '/')}`)
+    return super.invalidate(tag)
+  }
 }
 
 async function rejectsWith (t: Test, promise: Promise<unknown> | (() => unknown), code: ErrorCode, message?: RegExp): Promise<CmsError | undefined> {
@@ -112,7 +147,7 @@ t.test('concurrent patches of one entry: applied one after the other, none lost'
   await service.create(scope, 'posts', { _slug: 'p', title: 'T', seo: {} })
   await Promise.all(Array.from({ length: 20 }, async (_, i) =>
     await service.patch(scope, 'posts', 'p', { seo: { [`k${i}`]: i } })))
-  t.equal(Object.keys(store.get(scope, 'posts', 'p')?.data.seo as object).length, 20)
+  t.equal(Object.keys((await store.get(scope, 'posts', 'p'))?.data.seo as object).length, 20)
   t.equal(store.maxInFlight, 1, 'writes to one entry never overlap')
 })
 
@@ -122,25 +157,26 @@ t.test('a write in flight is seen by the next create of the same slug', async t 
   const second = service.create(scope, 'posts', { _slug: 'p', title: 'U' })
   await first
   await rejectsWith(t, second, 'CONFLICT')
-  t.equal(store.get(scope, 'posts', 'p')?.data.title, 'T')
+  t.equal((await store.get(scope, 'posts', 'p'))?.data.title, 'T')
 })
 
-t.test('writes to different collections or environments are not serialized together', async t => {
+t.test('no collection lock: writes to different entries run their steps side by side', async t => {
   const store = new MemoryStore()
-  const model = postsModel()
-  const pages = { ...model, schema: { ...model.schema, name: 'pages' } }
-  const service = new ContentService({ registry: fakeRegistry([model, pages]), store, emit: () => {} })
   let inside = 0
   let overlapped = false
-  service.hooks.add('written', async () => {
-    inside++
-    if (inside > 1) overlapped = true
-    await new Promise(resolve => setTimeout(resolve, 5))
-    inside--
+  const references = recordingReferences(store, [], {
+    check: async () => {
+      inside++
+      if (inside > 1) overlapped = true
+      await new Promise(resolve => setTimeout(resolve, 5))
+      inside--
+      return []
+    }
   })
+  const service = contentService([postsModel()], store, [], { references })
   await Promise.all([
     service.create(scope, 'posts', { _slug: 'a', title: 'A' }),
-    service.create(scope, 'pages', { _slug: 'a', title: 'A' }),
+    service.create(scope, 'posts', { _slug: 'b', title: 'B' }),
     service.create({ locale: null, environment: 'staging' }, 'posts', { _slug: 'a', title: 'A' })
   ])
   t.ok(overlapped, 'the three writes ran side by side')
@@ -215,7 +251,7 @@ t.test('DELETE', async t => {
   await rejectsWith(t, service.remove(scope, 'posts', '../etc'), 'BAD_REQUEST')
   await rejectsWith(t, service.remove(scope, 'posts', 'missing'), 'NOT_FOUND', /Entry/)
   await service.remove(scope, 'posts', 'p')
-  t.equal(store.get(scope, 'posts', 'p'), undefined)
+  t.equal(await store.get(scope, 'posts', 'p'), undefined)
   t.same(events, [{ event: 'content.deleted', collection: 'posts', slug: 'p', locale: null, environment: 'default' }])
   await rejectsWith(t, service.remove(scope, 'posts', 'p'), 'NOT_FOUND')
 })
@@ -231,78 +267,120 @@ t.test('events carry the scope', async t => {
   ])
 })
 
-t.test('hooks run at their places, in order, inside the lock', async t => {
-  const { service, store, events } = setup()
+t.test('each step by name, in the order of the rules', async t => {
   const log: string[] = []
-  service.hooks.add('check', write => { log.push(`check1 ${write.operation} ${write.slug}`); return [] })
-  service.hooks.add('check', write => {
-    log.push('check2')
-    return write.data.title === 'dangling' ? ['ref: points at a missing entry'] : []
-  })
-  service.hooks.add('prepare', write => { log.push('prepare1'); return { ...write.data, title: `${String(write.data.title)}!` } })
-  service.hooks.add('prepare', async write => { log.push(`prepare2 sees ${String(write.data.title)}`); return write.data })
-  service.hooks.add('written', change => {
-    log.push(`written ${change.operation} ${change.slug} entry=${change.entry?.data.title as string ?? 'null'} previous=${change.previous?.data.title as string ?? 'null'}`)
-    log.push(`events so far ${events.length}`)
+  const store = new MemoryStore(log)
+  const events: ContentEvent[] = []
+  const service = contentService([postsModel()], store, events, {
+    references: recordingReferences(store, log),
+    cache: new RecordingCache(log),
+    emit: e => { events.push(e); log.push(`emit ${e.event}`) }
   })
 
-  const bad = await rejectsWith(t, service.create(scope, 'posts', { _slug: 'x', title: 'dangling' }), 'VALIDATION_FAILED')
-  t.same(bad?.errors, ['ref: points at a missing entry'])
-  t.notOk(store.calls.includes('create posts/x'), 'a failed check stores nothing')
+  const bad = await rejectsWith(t, service.create(scope, 'posts', { _slug: 'x', title: 'dangling', code: 'C' }), 'VALIDATION_FAILED')
+  t.same(bad?.errors, ['author: no such entry'])
+  t.same(log, ['findByValue posts.code', 'get posts/x', 'check dangling'], 'rules 8 and 9; a failed check stores nothing')
   t.same(events, [])
   log.length = 0
 
-  const created = await service.create(scope, 'posts', { _slug: 'x', title: 'A' })
-  t.equal(created.entry.data.title, 'A!', 'prepare hooks shape what is stored')
-  t.same(log, ['check1 create x', 'check2', 'prepare1', 'prepare2 sees A!', 'written create x entry=A! previous=null', 'events so far 0'])
+  const created = await service.create(scope, 'posts', { _slug: 'x', title: 'A', code: 'C' })
+  t.equal(created.entry.data.title, 'A!', 'the asset URL step shapes what is stored')
+  t.same(log, [
+    'findByValue posts.code', 'get posts/x', 'check A', 'relativeAssetUrls', 'create posts/x',
+    'invalidate default/posts', 'updateIndex create x entry=A! previous=null', 'emit content.created'
+  ], 'create rules 8, 9, 10 (asset URLs, store, cache), 11, 12')
   log.length = 0
-  await service.update(scope, 'posts', 'x', { title: 'B' })
-  t.same(log, ['check1 update x', 'check2', 'prepare1', 'prepare2 sees B!', 'written update x entry=B! previous=A!', 'events so far 1'])
+  await service.update(scope, 'posts', 'x', { title: 'B', code: 'C' })
+  t.same(log, [
+    'get posts/x', 'findByValue posts.code', 'check B', 'relativeAssetUrls', 'update posts/x',
+    'invalidate default/posts', 'updateIndex update x entry=B! previous=A!', 'emit content.updated'
+  ], 'update rules 4, 6, 7, 8')
   log.length = 0
   await service.remove(scope, 'posts', 'x')
-  t.same(log, ['written delete x entry=null previous=B!', 'events so far 2'])
+  t.same(log, ['get posts/x', 'delete posts/x', 'updateIndex delete x entry=null previous=B!', 'invalidate default/posts', 'emit content.deleted'],
+    'delete: the entry, then rules 4 (the delete), 3 (the index, once the delete has committed) and 4 (cache, event)')
   t.equal(events.length, 3)
 })
 
-t.test('a failing written hook fails the request and emits no event', async t => {
-  const { service, events } = setup()
-  service.hooks.add('written', () => { throw new Error('index unavailable') })
+t.test('the spec\'s order of answers: a unique clash and a taken slug come before the reference check', async t => {
+  const store = new MemoryStore()
+  const service = contentService([postsModel()], store, [], { references: recordingReferences(store, []) })
+  await service.create(scope, 'posts', { _slug: 'a', title: 'A', code: 'X' })
+  const clash = await rejectsWith(t, service.create(scope, 'posts', { _slug: 'b', title: 'dangling', code: 'X' }), 'VALIDATION_FAILED')
+  t.same(clash?.errors, ["code: must be unique; the entry 'a' already has this value"], 'rule 8 before rule 9')
+  await rejectsWith(t, service.create(scope, 'posts', { _slug: 'a', title: 'dangling' }), 'CONFLICT')
+  const update = await rejectsWith(t, service.update(scope, 'posts', 'a', { title: 'dangling', code: 'Y' }), 'VALIDATION_FAILED')
+  t.same(update?.errors, ['author: no such entry'])
+})
+
+t.test('a failing step after the write fails the request and emits no event', async t => {
+  const store = new MemoryStore()
+  const events: ContentEvent[] = []
+  const references = recordingReferences(store, [], { updateIndex: () => { throw new Error('index unavailable') } })
+  const service = contentService([postsModel()], store, events, { references })
   await t.rejects(service.create(scope, 'posts', { _slug: 'x', title: 'A' }), /index unavailable/)
   t.same(events, [])
+})
+
+t.test('a read made before a write that discarded its collection is not kept by the cache', async t => {
+  let gate: Promise<void> | null = null
+  /** Its next read answers what it read only once `gate` opens. */
+  class SlowStore extends MemoryStore {
+    override async get (s: Scope, collection: string, slug: string): Promise<StoredEntry | undefined> {
+      const entry = await super.get(s, collection, slug)
+      const wait = gate
+      gate = null
+      if (wait !== null) await wait
+      return entry
+    }
+  }
+  const store = new SlowStore()
+  const cache = new ResponseCache({ max: 100 })
+  const service = contentService([postsModel()], store, [], { cache })
+  await service.create(scope, 'posts', { _slug: 'a', title: 'Old' })
+  let open!: () => void
+  gate = new Promise<void>(resolve => { open = resolve })
+  const reading = service.get(scope, 'posts', 'a', anonymous)
+  await service.update(scope, 'posts', 'a', { title: 'New' })
+  open()
+  t.match(String((await reading).body), /"Old"/, 'the read answers what it read')
+  t.equal(cache.size, 0, 'but it is not kept')
+  t.match(String((await service.get(scope, 'posts', 'a', anonymous)).body), /"New"/)
+  t.equal(cache.size, 1, 'a read after the write is kept')
 })
 
 t.test('get: visibility, ETag of the exact body', async t => {
   const { service } = setup()
   await service.create(scope, 'posts', { _slug: 'pub', title: 'P' })
   await service.create(scope, 'posts', { _slug: 'draft', _status: 'draft', title: 'D' })
-  const pub = service.get(scope, 'posts', 'pub', anonymous)
+  const pub = await service.get(scope, 'posts', 'pub', anonymous)
   t.equal(pub.etag, etagOf(pub.body))
   t.match(pub.etag, /^"[0-9a-f]{16}"$/)
   t.equal(JSON.parse(String(pub.body))._slug, 'pub')
-  t.equal(service.get(scope, 'posts', 'draft', admin).body.includes('"_status":"draft"'), true, 'authenticated callers see drafts')
-  await rejectsWith(t, () => service.get(scope, 'posts', 'draft', anonymous), 'NOT_FOUND')
-  await rejectsWith(t, () => service.get(scope, 'posts', 'missing', admin), 'NOT_FOUND')
+  t.equal((await service.get(scope, 'posts', 'draft', admin)).body.includes('"_status":"draft"'), true, 'authenticated callers see drafts')
+  await rejectsWith(t, service.get(scope, 'posts', 'draft', anonymous), 'NOT_FOUND')
+  await rejectsWith(t, service.get(scope, 'posts', 'missing', admin), 'NOT_FOUND')
   await rejectsWith(t, () => service.get(scope, 'nope', 'pub', admin), 'NOT_FOUND')
   await rejectsWith(t, () => service.get(scope, 'posts', 'a\\b', admin), 'BAD_REQUEST')
-  t.equal(JSON.parse(String(service.get(scope, 'posts', 'PUB', admin).body))._slug, 'pub', 'the path slug is normalized')
-  t.equal(service.get(scope, 'posts', 'pub', admin).etag, pub.etag, 'same entry, same tag')
+  t.equal(JSON.parse(String((await service.get(scope, 'posts', 'PUB', admin)).body))._slug, 'pub', 'the path slug is normalized')
+  t.equal((await service.get(scope, 'posts', 'pub', admin)).etag, pub.etag, 'same entry, same tag')
   await service.update(scope, 'posts', 'pub', { title: 'P2' })
-  t.not(service.get(scope, 'posts', 'pub', admin).etag, pub.etag, 'a change, a new tag')
+  t.not((await service.get(scope, 'posts', 'pub', admin)).etag, pub.etag, 'a change, a new tag')
 })
 
 t.test('list: the bytes JSON.stringify gives, whether pooled, kept by the cache, or neither', async t => {
-  const { service } = setup()
+  const { service: uncached, store } = setup()
   const titles = ['plain', 'Zoë', '€ 😀', 'x'.repeat(3000), `${'é'.repeat(2000)}😀`]
-  for (const [i, title] of titles.entries()) await service.create(scope, 'posts', { _slug: `p${i}`, title })
+  for (const [i, title] of titles.entries()) await uncached.create(scope, 'posts', { _slug: `p${i}`, title })
   // The same page through `_fields` (serialized whole, not from kept texts), under its own cache key.
-  const expected = (query: Record<string, unknown>): string => {
+  const expected = async (service: ContentService, query: Record<string, unknown>): Promise<string> => {
     const projected = { ...query, _fields: '_slug,title,code,uid,tags,seo' }
-    const page = service.list(scope, 'posts', projected, new URLSearchParams(projected).toString(), admin).body.toString()
+    const page = (await service.list(scope, 'posts', projected, new URLSearchParams(projected).toString(), admin)).body.toString()
     return JSON.stringify(JSON.parse(page))
   }
-  const check = (label: string, query: Record<string, string>, pooled: boolean): Buffer => {
-    const rendered = service.list(scope, 'posts', query, new URLSearchParams(query as Record<string, string>).toString(), admin)
-    const json = expected(query)
+  const check = async (label: string, query: Record<string, string>, pooled: boolean, service = uncached): Promise<Buffer> => {
+    const rendered = await service.list(scope, 'posts', query, new URLSearchParams(query as Record<string, string>).toString(), admin)
+    const json = await expected(service, query)
     t.equal(rendered.body.toString(), json, `${label}: the text`)
     t.ok(rendered.body.equals(Buffer.from(json)), `${label}: exactly its UTF-8 bytes`)
     t.equal(rendered.etag, etagOf(rendered.body), `${label}: the ETag of those bytes`)
@@ -310,38 +388,38 @@ t.test('list: the bytes JSON.stringify gives, whether pooled, kept by the cache,
     rendered.release?.()
     return rendered.body
   }
-  check('a large page', {}, true)
-  check('a small page', { _per_page: '2' }, false)
-  check('a small non-ASCII page', { _page: '2', _per_page: '2' }, false)
-  check('empty', { _page: '9' }, false)
+  await check('a large page', {}, true)
+  await check('a small page', { _per_page: '2' }, false)
+  await check('a small non-ASCII page', { _page: '2', _per_page: '2' }, false)
+  await check('empty', { _page: '9' }, false)
   const cache = new ResponseCache({ max: 100 })
-  service.reads.cache = cache
-  const kept = check('kept by the cache', {}, false)
+  const cached = contentService([postsModel()], store, [], { cache })
+  const kept = await check('kept by the cache', {}, false, cached)
   t.equal(cache.stats.stores, 2, 'the page and its expected text, under their own keys')
-  t.equal(service.list(scope, 'posts', {}, '', admin).body, kept, 'and served from it')
+  t.equal((await cached.list(scope, 'posts', {}, '', admin)).body, kept, 'and served from it')
 })
 
 t.test('slugCheck: the six rules', async t => {
   const { service } = setup()
   await service.create(scope, 'posts', { _slug: 'taken', title: 'T' })
   await service.create(scope, 'posts', { _slug: 'hidden', _status: 'draft', title: 'T' })
-  t.same(service.slugCheck(scope, 'posts', 'Fresh Slug', undefined), { valid: true, normalized: 'fresh-slug', available: true, error: null })
-  t.same(service.slugCheck(scope, 'posts', 'Taken', undefined), { valid: true, normalized: 'taken', available: false, error: null })
-  t.same(service.slugCheck(scope, 'posts', 'hidden', undefined), { valid: true, normalized: 'hidden', available: false, error: null }, 'a draft takes its slug')
-  t.same(service.slugCheck(scope, 'posts', 'taken', ' taken '), { valid: true, normalized: 'taken', available: true, error: null }, 'exclude (trimmed)')
-  t.same(service.slugCheck(scope, 'posts', 'taken', '  '), { valid: true, normalized: 'taken', available: false, error: null }, 'a blank exclude is ignored')
-  t.same(service.slugCheck({ locale: 'de', environment: 'default' }, 'posts', 'taken', undefined).available, true, 'per locale')
-  t.same(service.slugCheck({ locale: null, environment: 'staging' }, 'posts', 'taken', undefined).available, true, 'per environment')
-  t.same(service.slugCheck(scope, 'nope', 'fresh', undefined), { valid: true, normalized: 'fresh', available: false, error: COLLECTION_NOT_FOUND })
-  const empty = service.slugCheck(scope, 'posts', '   ', undefined)
+  t.same(await service.slugCheck(scope, 'posts', 'Fresh Slug', undefined), { valid: true, normalized: 'fresh-slug', available: true, error: null })
+  t.same(await service.slugCheck(scope, 'posts', 'Taken', undefined), { valid: true, normalized: 'taken', available: false, error: null })
+  t.same(await service.slugCheck(scope, 'posts', 'hidden', undefined), { valid: true, normalized: 'hidden', available: false, error: null }, 'a draft takes its slug')
+  t.same(await service.slugCheck(scope, 'posts', 'taken', ' taken '), { valid: true, normalized: 'taken', available: true, error: null }, 'exclude (trimmed)')
+  t.same(await service.slugCheck(scope, 'posts', 'taken', '  '), { valid: true, normalized: 'taken', available: false, error: null }, 'a blank exclude is ignored')
+  t.same((await service.slugCheck({ locale: 'de', environment: 'default' }, 'posts', 'taken', undefined)).available, true, 'per locale')
+  t.same((await service.slugCheck({ locale: null, environment: 'staging' }, 'posts', 'taken', undefined)).available, true, 'per environment')
+  t.same(await service.slugCheck(scope, 'nope', 'fresh', undefined), { valid: true, normalized: 'fresh', available: false, error: COLLECTION_NOT_FOUND })
+  const empty = await service.slugCheck(scope, 'posts', '   ', undefined)
   t.same([empty.valid, empty.available, empty.normalized], [false, false, ''])
   t.match(empty.error, /empty/)
-  t.match(service.slugCheck(scope, 'posts', undefined, undefined).error, /empty/)
-  const path = service.slugCheck(scope, 'posts', 'a/b', 'a/b')
+  t.match((await service.slugCheck(scope, 'posts', undefined, undefined)).error, /empty/)
+  const path = await service.slugCheck(scope, 'posts', 'a/b', 'a/b')
   t.same([path.valid, path.available], [false, false])
   t.match(path.error, /path characters/)
-  const chars = service.slugCheck(scope, 'posts', '!!!', undefined)
+  const chars = await service.slugCheck(scope, 'posts', '!!!', undefined)
   t.same([chars.valid, chars.available, chars.normalized], [false, false, '!!!'])
   t.match(chars.error, /only contain/)
-  t.same(service.slugCheck(scope, 'posts', '-', '').available, false, 'normalizes to empty')
+  t.same((await service.slugCheck(scope, 'posts', '-', '')).available, false, 'normalizes to empty')
 })

@@ -57,12 +57,13 @@ for (const kind of STORES) {
     const odd = { "it's": 'q', 'a"b': 'dq', 'a b': 'sp', 'x.y': 'dot', ünï: 'u', '[0]': 'br', nested: { 'k"': 'n' } }
     await store.create(scope, 'posts', { slug: 'odd', status: 'published', data: odd })
     await store.create(scope, 'posts', { slug: 'plain', status: 'published', data: { title: 'p' } })
-    const find = (raw: Record<string, unknown>): string[] => store.list(scope, 'posts', parseListQuery(raw, loose, { seesDrafts: true })).items.map(e => e.slug)
-    for (const key of ["it's", 'a"b', 'a b', 'ünï']) t.same(find({ [key]: odd[key as keyof typeof odd] }), ['odd'], `key ${JSON.stringify(key)}`)
-    t.same(find({ 'nested.k"': 'n' }), ['odd'])
-    t.same(find({ "it's[exists]": 'false' }), ['plain'])
-    t.same(find({ _sort: '-a b' }), ['odd', 'plain'])
-    t.same(find({ title: "p' OR '1'='1" }), [])
-    t.equal(store.findByValue(scope, 'posts', 'a"b', 'dq', null), 'odd')
+    const find = async (raw: Record<string, unknown>): Promise<string[]> =>
+      (await store.list(scope, 'posts', parseListQuery(raw, loose, { seesDrafts: true }))).items.map(e => e.slug)
+    for (const key of ["it's", 'a"b', 'a b', 'ünï']) t.same(await find({ [key]: odd[key as keyof typeof odd] }), ['odd'], `key ${JSON.stringify(key)}`)
+    t.same(await find({ 'nested.k"': 'n' }), ['odd'])
+    t.same(await find({ "it's[exists]": 'false' }), ['plain'])
+    t.same(await find({ _sort: '-a b' }), ['odd', 'plain'])
+    t.same(await find({ title: "p' OR '1'='1" }), [])
+    t.equal(await store.findByValue(scope, 'posts', 'a"b', 'dq', null), 'odd')
   })
 }

@@ -21,7 +21,7 @@ t.test('every target exists: no message, one batched read per target collection'
   const entries = new Entries()
     .put('authors', entry('jane', {})).put('authors', entry('joe', {}, 'draft'))
     .put('tags', entry('a', {})).put('tags', entry('b', {}))
-  const messages = checkReferences(plan, {
+  const messages = await checkReferences(plan, {
     author: 'jane', tags: ['a', 'b'], seo: { by: 'joe' }, blocks: [{ quoted: 'jane' }, { quoted: 'joe' }]
   }, SCOPE, targets(entries))
   t.same(messages, [], 'drafts are existing entries too')
@@ -30,7 +30,7 @@ t.test('every target exists: no message, one batched read per target collection'
 
 t.test('one message per missing target, naming the field path and the slug', async t => {
   const entries = new Entries().put('authors', entry('jane', {})).put('tags', entry('a', {}))
-  const messages = checkReferences(plan, {
+  const messages = await checkReferences(plan, {
     author: 'nobody', tags: ['a', 'zz', 'yy'], seo: { by: 'nobody' }, blocks: [{ quoted: 'jane' }, { quoted: 'gone' }], ghost: 'x'
   }, SCOPE, targets(entries))
   t.same(messages, [
@@ -48,12 +48,12 @@ t.test('locale and environment are part of the lookup', async t => {
   const en = { environment: 'default', locale: 'en' }
   const de = { environment: 'default', locale: 'de' }
   const entries = new Entries().put('authors', entry('jane', {}), en)
-  t.same(checkReferences(plan, { author: 'jane' }, en, targets(entries)), [])
-  t.same(checkReferences(plan, { author: 'jane' }, de, targets(entries)), ["author: no 'authors' entry with the slug 'jane'"])
+  t.same(await checkReferences(plan, { author: 'jane' }, en, targets(entries)), [])
+  t.same(await checkReferences(plan, { author: 'jane' }, de, targets(entries)), ["author: no 'authors' entry with the slug 'jane'"])
 })
 
 t.test('no references: nothing is read', async t => {
   const entries = new Entries()
-  t.same(checkReferences(plan, { author: null, tags: [] }, SCOPE, targets(entries)), [])
+  t.same(await checkReferences(plan, { author: null, tags: [] }, SCOPE, targets(entries)), [])
   t.same(entries.reads, [])
 })

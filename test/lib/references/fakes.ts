@@ -45,7 +45,7 @@ export class Entries {
 
   revision = (scope: Scope, collection: string): number => this.revisions.get(this.key(scope, collection)) ?? 0
 
-  getMany = (scope: Scope, collection: string, slugs: readonly string[]): Map<string, StoredEntry> => {
+  getMany = async (scope: Scope, collection: string, slugs: readonly string[]): Promise<Map<string, StoredEntry>> => {
     this.reads.push(`${collection}:${[...slugs].sort().join(',')}`)
     const out = new Map<string, StoredEntry>()
     const bucket = this.buckets.get(this.key(scope, collection))
@@ -56,7 +56,7 @@ export class Entries {
     return out
   }
 
-  * entries (): Iterable<StoredLocation> {
+  async * entries (): AsyncIterable<StoredLocation> {
     for (const [k, bucket] of this.buckets) {
       const [environment = '', locale = '', collection = ''] = k.split('\u0000')
       for (const e of bucket.values()) yield { scope: { environment, locale: locale === '' ? null : locale }, collection, entry: e }

@@ -88,7 +88,7 @@ t.test('one level: single, multiple, nested and array references, with system fi
     .put('tags', entry('a', { label: 'A' })).put('tags', entry('b', { label: 'B' }))
     .put('posts', p2)
   const p1 = entry('p1', { title: 'One', author: 'jane', tags: ['b', 'a'], seo: { image: '/api/assets/p1.png', by: 'joe' }, related: ['p2'] })
-  const { views, collections } = resolveEntries([view(p1)], 'posts', { depth: 1, fields: null, key: '1' }, context(entries))
+  const { views, collections } = await resolveEntries([view(p1)], 'posts', { depth: 1, fields: null, key: '1' }, context(entries))
   t.same(views, [{
     ...view(p1),
     author: { ...view(jane), avatar: `${PUBLIC}/api/assets/jane.png` },
@@ -106,13 +106,13 @@ t.test('missing targets and hidden drafts: null for a single reference, left out
     .put('tags', entry('a', { label: 'A' })).put('tags', entry('hidden', { label: 'H' }, 'draft'))
     .put('posts', entry('p2', { title: 'draft post' }, 'draft'))
   const root = view(entry('p1', { author: 'draft', tags: ['a', 'gone', 'hidden'], seo: { by: 'gone' }, related: ['p2', 'gone'] }))
-  const anonymous = resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, false)).views[0]
+  const anonymous = (await resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, false))).views[0]
   t.equal(anonymous?.author, null, 'a draft hidden from the caller is null')
   t.same((anonymous?.tags as EntryView[]).map(v => v._slug), ['a'], 'missing and hidden targets are left out')
   t.same(anonymous?.seo, { by: null })
   t.same(anonymous?.related, [], 'an array of references drops them too')
 
-  const editor = resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, true)).views[0]
+  const editor = (await resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, true))).views[0]
   t.equal((editor?.author as EntryView)._status, 'draft', 'a caller who sees drafts gets them')
   t.same((editor?.tags as EntryView[]).map(v => v._slug), ['a', 'hidden'])
   t.same((editor?.related as EntryView[]).map(v => v._slug), ['p2'])
@@ -124,20 +124,20 @@ t.test('depth n, and no cycles: an entry already on the path stays a slug', asyn
     .put('posts', entry('b', { title: 'B', related: ['a', 'c'] }))
     .put('posts', entry('c', { title: 'C', related: ['b', 'd'] }))
     .put('posts', entry('d', { title: 'D', related: ['a'] }))
-  const root = view(entries.getMany(SCOPE, 'posts', ['a']).get('a') as StoredEntry)
+  const root = view((await entries.getMany(SCOPE, 'posts', ['a'])).get('a') as StoredEntry)
   entries.reads.length = 0
 
-  const one = resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries)).views[0] as EntryView
+  const one = (await resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries))).views[0] as EntryView
   t.same((one.related as EntryView[])[0]?.related, ['a', 'c'], 'depth 1: the resolved entry keeps slugs')
 
-  const two = resolveEntries([root], 'posts', { depth: 2, fields: null, key: '2' }, context(entries)).views[0] as EntryView
+  const two = (await resolveEntries([root], 'posts', { depth: 2, fields: null, key: '2' }, context(entries))).views[0] as EntryView
   const b2 = (two.related as EntryView[])[0] as EntryView
   t.same((b2.related as unknown[])[0], 'a', 'a→b→a: a is on the path, left as its slug')
   t.same(((b2.related as unknown[])[1] as EntryView)._slug, 'c')
   t.same(((b2.related as unknown[])[1] as EntryView).related, ['b', 'd'], 'the last level keeps slugs')
 
   entries.reads.length = 0
-  const five = resolveEntries([root], 'posts', { depth: 5, fields: null, key: '5' }, context(entries)).views[0] as EntryView
+  const five = (await resolveEntries([root], 'posts', { depth: 5, fields: null, key: '5' }, context(entries))).views[0] as EntryView
   const b = (five.related as EntryView[])[0] as EntryView
   const c = (b.related as unknown[])[1] as EntryView
   t.equal((c.related as unknown[])[0], 'b', 'b is on the path a→b→c')
@@ -146,7 +146,7 @@ t.test('depth n, and no cycles: an entry already on the path stays a slug', asyn
   t.same(entries.reads, ['posts:b', 'posts:a,c', 'posts:d'], 'one read per level, each entry once, stops when nothing is new')
 
   const self = new Entries().put('posts', entry('s', { related: ['s'] }))
-  const out = resolveEntries([view(entry('s', { related: ['s'] }))], 'posts', { depth: 3, fields: null, key: '3' }, context(self)).views[0]
+  const out = (await resolveEntries([view(entry('s', { related: ['s'] }))], 'posts', { depth: 3, fields: null, key: '3' }, context(self))).views[0]
   t.same(out?.related, ['s'], 'a self-reference stays a slug')
   t.doesNotThrow(() => JSON.stringify(five), 'the result is a tree JSON can write')
 })
@@ -157,7 +157,7 @@ t.test('the same entry on two paths resolves per path', async t => {
   const p1 = view(entry('p1', { author: 'jane' }))
   const p2 = view(entry('p2', { author: 'jane' }))
   entries.put('posts', entry('p1', { author: 'jane' }))
-  const { views } = resolveEntries([p1, p2], 'posts', { depth: 2, fields: null, key: '2' }, context(entries))
+  const { views } = await resolveEntries([p1, p2], 'posts', { depth: 2, fields: null, key: '2' }, context(entries))
   t.equal((views[0]?.author as EntryView).best, 'p1', 'p1→jane→p1: on the path, a slug')
   t.equal(((views[1]?.author as EntryView).best as EntryView)._slug, 'p1', 'p2→jane→p1: resolved')
 })
@@ -167,7 +167,7 @@ t.test('a field list resolves only those fields, one level', async t => {
     .put('authors', entry('jane', { name: 'Jane', best: 'p2' })).put('authors', entry('joe', { name: 'Joe' }))
     .put('tags', entry('a', {}))
   const root = view(entry('p1', { author: 'jane', tags: ['a'], seo: { by: 'joe' } }))
-  const out = resolveEntries([root], 'posts', { depth: 1, fields: new Set(['seo.by']), key: 'seo.by' }, context(entries)).views[0] as EntryView
+  const out = (await resolveEntries([root], 'posts', { depth: 1, fields: new Set(['seo.by']), key: 'seo.by' }, context(entries))).views[0] as EntryView
   t.equal(out.author, 'jane')
   t.same(out.tags, ['a'])
   t.equal(((out.seo as Record<string, unknown>).by as EntryView).name, 'Joe')
@@ -178,7 +178,7 @@ t.test('many roots: still one read per (collection, level)', async t => {
   const entries = new Entries()
   for (let i = 0; i < 10; i++) entries.put('authors', entry(`a${i}`, { name: `A${i}` }))
   const roots = Array.from({ length: 100 }, (_, i) => view(entry(`p${i}`, { author: `a${i % 10}`, seo: { by: `a${(i + 1) % 10}` }, tags: [] })))
-  const { views } = resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, context(entries))
+  const { views } = await resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, context(entries))
   t.equal(entries.reads.length, 1)
   t.equal(views.length, 100)
   t.equal((views[42]?.author as EntryView)._slug, 'a2')
@@ -187,14 +187,14 @@ t.test('many roots: still one read per (collection, level)', async t => {
 t.test('asset URLs off the default environment carry _environment', async t => {
   const entries = new Entries().put('authors', entry('jane', { avatar: '/api/assets/j.png' }), { environment: 'staging', locale: null })
   const root = view(entry('p1', { author: 'jane', seo: { image: '/api/assets/p.png' } }))
-  const out = resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, true, 'staging')).views[0] as EntryView
+  const out = (await resolveEntries([root], 'posts', { depth: 1, fields: null, key: '1' }, context(entries, true, 'staging'))).views[0] as EntryView
   t.equal((out.author as EntryView).avatar, `${PUBLIC}/api/assets/j.png?_environment=staging`)
   t.equal((out.seo as Record<string, unknown>).image, `${PUBLIC}/api/assets/p.png?_environment=staging`)
 })
 
 t.test('an unknown root collection only expands asset URLs', async t => {
   const entries = new Entries()
-  const { views } = resolveEntries([view(entry('x', { a: '/api/assets/x.png', author: 'jane' }))], 'nowhere', { depth: 1, fields: null, key: '1' }, context(entries))
+  const { views } = await resolveEntries([view(entry('x', { a: '/api/assets/x.png', author: 'jane' }))], 'nowhere', { depth: 1, fields: null, key: '1' }, context(entries))
   t.equal(views[0]?.a, `${PUBLIC}/api/assets/x.png`)
   t.equal(views[0]?.author, 'jane')
   t.same(entries.reads, [])
@@ -220,15 +220,15 @@ t.test('leaf texts: the answer spliced from kept texts is byte for byte the answ
   })
   for (const sees of [true, false]) {
     for (const spec of [{ depth: 1, fields: null, key: '1' }, { depth: 2, fields: null, key: '2' }, { depth: 5, fields: null, key: '5' }, { depth: 1, fields: new Set(['seo.by', 'tags']), key: 'seo.by,tags' }]) {
-      const whole = resolveEntries(roots, 'posts', spec, context(entries, sees))
-      const parts = resolveEntries(roots, 'posts', spec, withTexts(context(entries, sees)))
+      const whole = await resolveEntries(roots, 'posts', spec, context(entries, sees))
+      const parts = await resolveEntries(roots, 'posts', spec, withTexts(context(entries, sees)))
       t.equal(whole.texts.length, 0, 'no placeholders without leafJson')
       if (spec.depth === 1) t.ok(parts.texts.length > 0, 'leaves came as placeholders')
       t.equal(spliceJson(JSON.stringify({ items: parts.views }), parts.texts), JSON.stringify({ items: whole.views }), `depth ${spec.depth}, fields ${spec.key}, drafts ${String(sees)}`)
     }
   }
   const before = builds
-  resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, withTexts(context(entries)))
+  await resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, withTexts(context(entries)))
   t.equal(builds, before, 'a leaf is built once per stored entry, then its text is kept')
 })
 
@@ -236,7 +236,7 @@ t.test('leaf texts: data that looks like a placeholder makes the splice give up'
   const entries = new Entries().put('authors', entry('jane', { name: '\u00000' }))
   const roots = [view(entry('p1', { title: '\u00000', author: 'jane' }))]
   const ctx: ResolveContext = { ...context(entries), leafJson: (_e, _plan, build) => JSON.stringify(build()) }
-  const parts = resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, ctx)
+  const parts = await resolveEntries(roots, 'posts', { depth: 1, fields: null, key: '1' }, ctx)
   t.equal(spliceJson(JSON.stringify(parts.views), parts.texts), null)
 })
 
@@ -261,44 +261,44 @@ t.test('root texts: kept per root while what it embeds stays the same objects', 
   })
   const specs: Spec[] = [{ depth: 1, fields: null, key: '1' }, { depth: 3, fields: null, key: '3' }, { depth: 1, fields: new Set(['author']), key: 'author' }]
   const one = specs[0] as Spec
-  const matches = (label: string, sees: boolean, spec: Spec): void => {
-    const whole = resolveEntries(roots, 'posts', spec, context(entries, sees)).views.map(v => JSON.stringify(v))
-    const got = resolveEntries(roots, 'posts', spec, ctxFor(sees, spec))
+  const matches = async (label: string, sees: boolean, spec: Spec): Promise<void> => {
+    const whole = (await resolveEntries(roots, 'posts', spec, context(entries, sees))).views.map(v => JSON.stringify(v))
+    const got = await resolveEntries(roots, 'posts', spec, ctxFor(sees, spec))
     t.same(got.rootTexts?.map(text => text.json), whole, `${label}: depth ${spec.depth}, ${spec.key}, drafts ${String(sees)}`)
     t.same(got.rootTexts?.map(text => text.bytes), whole.map(json => Buffer.byteLength(json)), `${label}: UTF-8 lengths`)
     t.same(got.views, [])
   }
-  for (const sees of [true, false]) for (const spec of specs) matches('every request', sees, spec)
+  for (const sees of [true, false]) for (const spec of specs) await matches('every request', sees, spec)
 
-  matches('made', true, one)
+  await matches('made', true, one)
   const before = asks
-  matches('kept', true, one)
+  await matches('kept', true, one)
   t.equal(asks, before, 'kept texts: nothing built, no leaf asked for')
-  const change = (label: string, fn: () => void): void => {
+  const change = async (label: string, fn: () => void): Promise<void> => {
     fn()
     const n = asks
-    matches(label, true, one)
+    await matches(label, true, one)
     t.ok(asks > n, `${label}: made anew`)
   }
-  change('an embedded entry changed', () => { entries.put('authors', entry('jane', { name: 'Jane Doe', best: 'p2' })) })
-  change('a missing one appeared', () => { entries.put('posts', entry('gone', { title: 'Back' })) })
-  matches('hidden, made for those who do not see drafts', false, one)
+  await change('an embedded entry changed', () => { entries.put('authors', entry('jane', { name: 'Jane Doe', best: 'p2' })) })
+  await change('a missing one appeared', () => { entries.put('posts', entry('gone', { title: 'Back' })) })
+  await matches('hidden, made for those who do not see drafts', false, one)
   entries.put('authors', entry('hidden', { name: 'H' }))
-  matches('a hidden one was published', false, one)
-  t.equal(entries.getMany(SCOPE, 'authors', ['jane']).get('jane')?.data.name, 'Jane Doe')
+  await matches('a hidden one was published', false, one)
+  t.equal((await entries.getMany(SCOPE, 'authors', ['jane'])).get('jane')?.data.name, 'Jane Doe')
 
   // A schema change to an embedded collection: its entries are the same objects, their shape is not.
-  matches('made again', true, one)
+  await matches('made again', true, one)
   const authorsPlan = plans.get('authors') as ReferencePlan
   t.teardown(() => { plans.set('authors', authorsPlan) })
-  change('an embedded collection\'s schema changed', () => {
+  await change('an embedded collection\'s schema changed', () => {
     plans.set('authors', compilePlan({ ...schemas.authors, best: { field_type: 'reference', collection: 'posts', multiple: true } }))
   })
-  const p1 = resolveEntries(roots, 'posts', one, ctxFor(true, one)).rootTexts?.[0]?.json ?? ''
+  const p1 = (await resolveEntries(roots, 'posts', one, ctxFor(true, one))).rootTexts?.[0]?.json ?? ''
   t.match(JSON.parse(p1), { author: { _slug: 'jane', best: ['p2'] } }, 'formatted by the new schema')
 
   const nul = [entry('n', { title: '\u00000', author: 'joe' })]
-  const none = resolveEntries(nul.map(view), 'posts', one, {
+  const none = await resolveEntries(nul.map(view), 'posts', one, {
     ...context(entries), leafJson: (_e, _plan, build) => JSON.stringify(build()), rootTexts: { entries: nul, kept, variant: 'x', revision: c => entries.revision(SCOPE, c) }
   })
   t.equal(none.rootTexts, null, 'a placeholder look-alike: no root texts, the caller builds whole')
@@ -319,59 +319,59 @@ t.test('resolveRootTexts: kept texts that hold are used without a read; only the
   const one = { depth: 1, fields: null, key: '1' }
   let viewed: string[] = []
   let builds = 0
-  const run = (roots: StoredEntry[]): ReturnType<typeof resolveRootTexts> => resolveRootTexts(roots, e => { viewed.push(e.slug); return view(e) }, 'posts', one, {
+  const run = async (roots: StoredEntry[]): ReturnType<typeof resolveRootTexts> => await resolveRootTexts(roots, e => { viewed.push(e.slug); return view(e) }, 'posts', one, {
     ...context(entries),
     leafJson: (e, plan, build) => leaves.json(e, plan, '', () => { builds++; return build() }),
     rootTexts: { kept, variant: '1', revision: c => entries.revision(SCOPE, c) }
   })
-  const check = (label: string, roots: StoredEntry[], expect: { reads: string[], viewed: string[] }): void => {
+  const check = async (label: string, roots: StoredEntry[], expect: { reads: string[], viewed: string[] }): Promise<void> => {
     entries.reads.length = 0
     viewed = []
-    const got = run(roots)
+    const got = await run(roots)
     t.same(entries.reads, expect.reads, `${label}: reads`)
     t.same(viewed, expect.viewed, `${label}: views made`)
-    const whole = resolveEntries(roots.map(view), 'posts', one, context(entries))
+    const whole = await resolveEntries(roots.map(view), 'posts', one, context(entries))
     t.same(got?.texts.map(text => text.json), whole.views.map(v => JSON.stringify(v)), `${label}: the texts are the answer built whole`)
     t.same([...got?.collections ?? []].sort(), [...whole.collections].sort(), `${label}: the collections it embeds from`)
   }
 
-  check('first read: every root resolved', stored, { reads: ['authors:gone,jane,joe', 'tags:a', 'posts:p4'], viewed: ['p1', 'p2', 'p3', 'p4'] })
-  check('again: nothing read, no view made', stored, { reads: [], viewed: [] })
+  await check('first read: every root resolved', stored, { reads: ['authors:gone,jane,joe', 'tags:a', 'posts:p4'], viewed: ['p1', 'p2', 'p3', 'p4'] })
+  await check('again: nothing read, no view made', stored, { reads: [], viewed: [] })
 
   // A write to an entry no root embeds: the texts that embed from its collection are checked
   // entry by entry (a read), found current, kept, and hold without a read again after.
   let before = builds
   entries.put('authors', entry('idle', { name: 'Idle 2' }))
-  check('an unrelated write to an embedded collection', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
+  await check('an unrelated write to an embedded collection', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
   t.equal(builds, before, 'found current: nothing built')
-  check('and then', stored, { reads: [], viewed: [] })
+  await check('and then', stored, { reads: [], viewed: [] })
 
   // A write to an embedded entry: the root embedding it is made anew, with the new entry.
   entries.put('authors', entry('joe', { name: 'Joseph' }))
-  check('an embedded entry changed', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
-  t.match(JSON.parse(run(stored)?.texts[1]?.json ?? ''), { author: { name: 'Joseph' }, seo: { by: null } })
+  await check('an embedded entry changed', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
+  t.match(JSON.parse((await run(stored))?.texts[1]?.json ?? ''), { author: { name: 'Joseph' }, seo: { by: null } })
 
   // A missing target appears: a write to its collection.
   entries.put('authors', entry('gone', { name: 'Back' }))
-  check('a missing entry appeared', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
-  t.match(JSON.parse(run(stored)?.texts[1]?.json ?? ''), { seo: { by: { _slug: 'gone', name: 'Back' } } })
+  await check('a missing entry appeared', stored, { reads: ['authors:gone,jane,joe', 'tags:a'], viewed: ['p1', 'p2'] })
+  t.match(JSON.parse((await run(stored))?.texts[1]?.json ?? ''), { seo: { by: { _slug: 'gone', name: 'Back' } } })
 
   // A root written anew is a new object: it alone is resolved.
   const p3 = entry('p3', { title: 'Three', author: 'jane' })
   const next = [stored[0], stored[1], p3, stored[3]] as StoredEntry[]
-  check('a root changed', next, { reads: ['authors:jane'], viewed: ['p3'] })
-  check('and then', next, { reads: [], viewed: [] })
+  await check('a root changed', next, { reads: ['authors:jane'], viewed: ['p3'] })
+  await check('and then', next, { reads: [], viewed: [] })
 
   // A schema change, with no write: the plans are checked too.
   const authorsPlan = plans.get('authors') as ReferencePlan
   t.teardown(() => { plans.set('authors', authorsPlan) })
   before = builds
   plans.set('authors', compilePlan({ ...schemas.authors, name: { field_type: 'reference', collection: 'authors' } }))
-  check('an embedded collection\'s schema changed', next, { reads: ['authors:gone,jane,joe', 'tags:a', 'posts:p4'], viewed: ['p1', 'p2', 'p3', 'p4'] })
+  await check('an embedded collection\'s schema changed', next, { reads: ['authors:gone,jane,joe', 'tags:a', 'posts:p4'], viewed: ['p1', 'p2', 'p3', 'p4'] })
   t.ok(builds > before, 'made anew')
 
   const nul = [entry('n', { title: '\u00000', author: 'joe' })]
-  t.equal(run(nul), null, 'a placeholder look-alike: null, the caller builds whole')
+  t.equal(await run(nul), null, 'a placeholder look-alike: null, the caller builds whole')
 })
 
 t.test('resolveRootTexts: a write in another locale or environment leaves the texts kept', async t => {
@@ -381,19 +381,19 @@ t.test('resolveRootTexts: a write in another locale or environment leaves the te
   const stored = [entry('p1', { title: 'Eins', author: 'jane' })]
   const kept = new ResolvedTexts()
   const leaves = new JsonMemo<StoredEntry>()
-  const run = (): string | undefined => resolveRootTexts(stored, view, 'posts', { depth: 1, fields: null, key: '1' }, {
+  const run = async (): Promise<string | undefined> => (await resolveRootTexts(stored, view, 'posts', { depth: 1, fields: null, key: '1' }, {
     ...context(entries),
     scope: de,
     leafJson: (e, plan, build) => leaves.json(e, plan, '', build),
     rootTexts: { kept, variant: '1', revision: c => entries.revision(de, c) }
-  })?.texts[0]?.json
-  t.match(JSON.parse(run() ?? ''), { author: { name: 'Johanna' } }, 'read in its own locale')
+  }))?.texts[0]?.json
+  t.match(JSON.parse(await run() ?? ''), { author: { name: 'Johanna' } }, 'read in its own locale')
   entries.reads.length = 0
   entries.put('authors', entry('jane', { name: 'Jane Doe' }))
   entries.put('authors', entry('jane', { name: 'Jane' }), { environment: 'staging', locale: 'de' })
-  t.match(JSON.parse(run() ?? ''), { author: { name: 'Johanna' } })
+  t.match(JSON.parse(await run() ?? ''), { author: { name: 'Johanna' } })
   t.same(entries.reads, [], 'writes elsewhere: kept, nothing read')
   entries.put('authors', entry('jane', { name: 'Hanna' }), de)
-  t.match(JSON.parse(run() ?? ''), { author: { name: 'Hanna' } }, 'a write in its locale: made anew')
+  t.match(JSON.parse(await run() ?? ''), { author: { name: 'Hanna' } }, 'a write in its locale: made anew')
   t.same(entries.reads, ['authors:jane'])
 })

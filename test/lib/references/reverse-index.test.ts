@@ -96,7 +96,7 @@ t.test('buildIndex from stored entries equals the incremental index', async t =>
     .put('posts', entry('p2', { author: 'jane' }), { environment: 'default', locale: 'en' })
     .put('posts', entry('p3', { author: 'jane' }), { environment: 'staging', locale: null })
     .put('unknown', entry('u', { author: 'jane' }))
-  const built = buildIndex(entries.entries(), c => plans.get(c) ?? null, 'default')
+  const built = await buildIndex(entries.entries(), c => plans.get(c) ?? null, 'default')
   t.same(built.referrers('authors', 'jane'), [
     { collection: 'posts', slug: 'p1', field: 'author', locale: null }
   ], 'only the default environment; p2 (en) names a jane that does not exist in en')

@@ -8,7 +8,7 @@ const collectionRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/', { schema: listSchema, onRequest: cachedList }, async (request, reply) => {
     const scope = fastify.scopeOf(request.query)
-    return reply.sendRendered(fastify.content.list(scope, request.params.collection, request.query, request.queryString, request.caller))
+    return reply.sendRendered(await fastify.content.list(scope, request.params.collection, request.query, request.queryString, request.caller))
   })
 
   // The permission is checked in onRequest, before the body is even read: create rule 1 comes first.

@@ -4,7 +4,7 @@ import { slugCheckSchema } from './schemas.js'
 const slugCheckRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', { schema: slugCheckSchema }, async (request) => {
     const { slug, exclude } = request.query
-    return fastify.content.slugCheck(fastify.scopeOf(request.query), request.params.collection, slug, exclude)
+    return await fastify.content.slugCheck(fastify.scopeOf(request.query), request.params.collection, slug, exclude)
   })
 }
 

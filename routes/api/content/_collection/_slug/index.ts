@@ -14,7 +14,7 @@ const entryRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/', { schema: getSchema, onRequest: cachedEntry }, async (request, reply) => {
     const { collection, slug } = request.params
-    return reply.sendRendered(fastify.content.get(fastify.scopeOf(request.query), collection, slug, request.caller, request.query))
+    return reply.sendRendered(await fastify.content.get(fastify.scopeOf(request.query), collection, slug, request.caller, request.query))
   })
 
   fastify.put('/', { schema: putSchema, onRequest: contentWrite }, async (request, reply) => {

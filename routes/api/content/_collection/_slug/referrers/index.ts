@@ -4,7 +4,7 @@ import { referrersSchema } from './schemas.js'
 const referrersRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', { schema: referrersSchema }, async (request) => {
     const { collection, slug } = request.params
-    return fastify.references.referrers(collection, slug)
+    return await fastify.references.referrers(collection, slug)
   })
 }
 

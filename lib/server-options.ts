@@ -1,0 +1,71 @@
+// The options of the Fastify instance the app is registered on, built from the settings, and its
+// logger: server.ts builds the instance from them, and so do the tests. Plain objects: Fastify
+// takes them as they are (`Fastify({ ...serverOptions(config), loggerInstance: createLogger(config) })`).
+import { pino, type DestinationStream, type Logger } from 'pino'
+import type { Config } from './config.js'
+
+/** Keys and cookies never reach a log line. */
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie']
+
+/** The parts of Fastify's request and reply that a log line shows. */
+interface LoggedRequest {
+  method: string
+  url: string
+  headers?: Record<string, string | string[] | undefined>
+  host?: string
+  ip?: string
+  socket?: { remotePort?: number }
+}
+
+/**
+ * How a request and a reply appear in a line: the fields Fastify's own serializers give them.
+ * Fastify sets those only on a logger it builds itself, not on one it is given.
+ */
+const LOG_SERIALIZERS = {
+  req: (request: LoggedRequest) => ({
+    method: request.method,
+    url: request.url,
+    version: request.headers?.['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort
+  }),
+  res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+  err: pino.stdSerializers.err
+}
+
+/**
+ * Lectern's logger, given to Fastify as its `loggerInstance`: JSON lines to stdout (or to
+ * `destination`) at CMS_LOG_LEVEL, secrets redacted. Fastify logs each request through a child
+ * of it bound to the request id: "incoming request" and "request completed" at info, errors at
+ * their own level.
+ */
+export function createLogger (config: Config, destination?: DestinationStream): Logger {
+  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' }, serializers: LOG_SERIALIZERS }, destination)
+}
+
+/** The Fastify server options Lectern sets (a subset of Fastify's, by their documented names). */
+export interface ServerOptions {
+  bodyLimit: number
+  trustProxy: boolean
+  routerOptions: { ignoreTrailingSlash: boolean, maxParamLength: number }
+  ajv: { customOptions: Record<string, unknown> }
+  onProtoPoisoning: 'error'
+  onConstructorPoisoning: 'error'
+  forceCloseConnections: boolean
+  return503OnClosing: boolean
+}
+
+/** Server-level options that come from the settings (body limit, proxy trust), and Lectern's fixed ones. */
+export function serverOptions (config: Config): ServerOptions {
+  return {
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    forceCloseConnections: false,
+    return503OnClosing: true
+  }
+}

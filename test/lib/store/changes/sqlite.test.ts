@@ -1,0 +1,100 @@
+// What only the SQLite store's change log does: its tables and their version, back-fill from the
+// store's `entries` table, and records that live and die with the write's transaction.
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import t, { type Test } from 'tap'
+import { SqliteChangeLog } from '../../../../lib/store/changes/sqlite.js'
+import { DATABASE_FILE } from '../../../../lib/store/sqlite.js'
+import { createStore } from '../../../../lib/store/index.js'
+import type { ChangeFilter } from '../../../../types/changes.js'
+import { tempDir } from '../../../helper.js'
+import { upsert } from './drivers.js'
+
+const main: ChangeFilter = { environment: 'default', locale: null }
+const AT = '2025-01-01T00:00:00.000Z'
+
+function database (t: Test, dataDir = tempDir(t)): Database.Database {
+  const db = new Database(path.join(dataDir, DATABASE_FILE))
+  t.teardown(() => { db.close() })
+  return db
+}
+
+function openLog (db: Database.Database): SqliteChangeLog {
+  const log = new SqliteChangeLog(db, { retentionDays: 30 })
+  log.open()
+  return log
+}
+
+t.test('the tables are made once, with their version; another version is refused', async t => {
+  const db = database(t)
+  const first = openLog(db)
+  db.transaction(() => first.record(upsert('a', AT)))()
+  first.close()
+  const second = openLog(db)
+  t.equal(await second.latestSeq(), 1, 'opening again keeps the records')
+  t.equal(db.prepare("SELECT value FROM change_log_meta WHERE key = 'version'").pluck().get(), 1)
+  t.strictSame(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'change_log%' ORDER BY name").pluck().all(),
+    ['change_log', 'change_log_key', 'change_log_meta', 'change_log_scope', 'change_log_tombstones'])
+  second.close()
+  db.prepare("UPDATE change_log_meta SET value = 2 WHERE key = 'version'").run()
+  t.throws(() => openLog(db), /the change log has version 2; this server understands 1/)
+})
+
+t.test('a record lives and dies with the savepoint of its write; a seq is never reused', async t => {
+  const db = database(t)
+  const log = openLog(db)
+  const write = db.transaction((slug: string, fail: boolean) => {
+    const seq = log.record(upsert(slug, AT))
+    if (fail) throw new Error('the entry write failed')
+    return seq
+  })
+  const batch = db.transaction(() => {
+    const seqs = [write('a', false)]
+    try { write('b', true) } catch {}
+    seqs.push(write('c', false))
+    return seqs
+  })
+  t.strictSame(batch(), [1, 3])
+  t.strictSame((await log.since(0, 10, main)).records.map(r => `${r.seq}:${r.slug}`), ['1:a', '3:c'])
+  t.throws(() => db.transaction(() => { log.record(upsert('d', AT)); throw new Error('commit failed') })())
+  t.equal(await log.latestSeq(), 3, 'a rolled-back seq is not readable')
+  t.equal(write('e', false), 5)
+})
+
+t.test('back-fill: the entries of the store get records when the log is made, in one go', async t => {
+  const dataDir = tempDir(t)
+  const store = createStore('sqlite', { dataDir, environments: ['main', 'staging'], locales: ['en'] })
+  await store.open()
+  const a = await store.create({ environment: 'main', locale: 'en' }, 'posts', { slug: 'a', status: 'draft', data: {} })
+  await store.create({ environment: 'staging', locale: null }, 'posts', { slug: 'b', status: 'published', data: {} })
+  await store.close()
+  const db = database(t, dataDir)
+  const log = openLog(db)
+  t.strictSame((await log.since(0, 10, { environment: 'main', locale: 'en' })).records,
+    [{ seq: 1, environment: 'main', locale: 'en', collection: 'posts', slug: 'a', op: 'upsert', status: 'draft', at: a.updatedAt }])
+  t.strictSame((await log.since(0, 10, { environment: 'staging', locale: null })).records.map(r => r.slug), ['b'])
+  log.close()
+  db.prepare("DELETE FROM entries WHERE slug = 'a'").run()
+  const again = openLog(db)
+  t.equal(await again.latestSeq(), 2, 'only a new log is back-filled')
+  t.equal(again.reconcile(), 1, 'reconcile finds the entry gone')
+  t.strictSame((await again.since(2, 10, { environment: 'main', locale: 'en' })).records.map(r => [r.seq, r.slug, r.op]), [[3, 'a', 'delete']])
+  t.equal(again.reconcile(), 0)
+})
+
+t.test('a database without entries has nothing to back-fill', async t => {
+  const db = database(t)
+  const log = openLog(db)
+  t.equal(log.reconcile(), 0)
+  t.equal(await log.latestSeq(), 0)
+})
+
+t.test('the log is refused before open and after close', async t => {
+  const db = database(t)
+  const log = new SqliteChangeLog(db, { retentionDays: 30 })
+  t.throws(() => log.record(upsert('a', AT)), /not open/)
+  log.open()
+  log.close()
+  await t.rejects(log.since(0, 1, main), /not open/)
+  await t.rejects(log.horizon(), /not open/)
+})

@@ -1,0 +1,420 @@
+// One suite, every store (test/fixtures/stores.ts): every rule of the ContentStore interface
+// (types/store.ts). What only one store has (its files, its database, its crash recovery) is
+// tested in file.test.ts and sqlite.test.ts.
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { CmsError } from '../../../lib/errors.js'
+import { parseListQuery } from '../../../lib/query/parse.js'
+import type { StoreOptions } from '../../../lib/store/index.js'
+import type { ResolvedSchema } from '../../../types/schema.js'
+import type { Scope } from '../../../types/scope.js'
+import type { ContentStore, EntryInput } from '../../../types/store.js'
+import { tempDir } from '../../helper.js'
+import { allEntries, storeFactories } from '../../fixtures/stores.js'
+
+const scope: Scope = { environment: 'default', locale: null }
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+const schema: ResolvedSchema = {
+  name: 'posts',
+  fields: {
+    title: { field_type: 'string', unique: true },
+    views: { field_type: 'integer' },
+    seo: { field_type: 'object', fields: { code: { field_type: 'string', unique: true } } }
+  },
+  reusable: false,
+  strict: false,
+  extends: null,
+  default_sort: 'views',
+  default_order: 'desc'
+}
+
+const input = (slug: string, data: Record<string, unknown> = {}, status: EntryInput['status'] = 'published'): EntryInput =>
+  ({ slug, status, data })
+/** A write whose `title` and `seo.code` are unique, as the pipeline sends them. */
+const uniqueInput = (slug: string, data: Record<string, unknown> = {}): EntryInput =>
+  ({ slug, status: 'published', data, unique: ['title', 'seo.code'] })
+
+async function rejectsWith (t: Test, promise: Promise<unknown>, code: string, what: string): Promise<CmsError | undefined> {
+  try {
+    await promise
+    t.fail(`${what}: expected ${code}`)
+  } catch (err) {
+    t.ok(err instanceof CmsError && err.code === code, `${what}: ${code}`, { err })
+    return err as CmsError
+  }
+}
+
+const slugsOf = (outcomes: Array<PromiseSettledResult<{ slug: string }>>): string[] =>
+  outcomes.map(o => o.status === 'fulfilled' ? o.value.slug : `x:${(o.reason as CmsError).code}`)
+
+for (const factory of storeFactories) {
+  t.test(`store=${factory.name}`, async t => {
+    const open = async (t: Test, dataDir: string, options: Partial<StoreOptions> = {}): Promise<ContentStore> => {
+      const store = factory.create({ dataDir, locales: ['en', 'de'], environments: ['main', 'staging'], ...options })
+      await store.open()
+      t.teardown(() => store.close())
+      return store
+    }
+    const fresh = async (t: Test): Promise<ContentStore> => await open(t, path.join(tempDir(t), 'data'))
+
+    t.test('create, get, update, delete', async t => {
+      const store = await fresh(t)
+      const created = await store.create(scope, 'posts', input('hello', { title: 'Hello', views: 3 }, 'draft'))
+      t.same(created, { slug: 'hello', status: 'draft', data: { title: 'Hello', views: 3 }, createdAt: created.createdAt, updatedAt: created.createdAt })
+      t.match(created.createdAt, ISO)
+      t.same(await store.get(scope, 'posts', 'hello'), created, 'get returns what create returned')
+      t.equal(await store.get(scope, 'posts', 'missing'), undefined)
+      t.equal(await store.get(scope, 'other', 'hello'), undefined, 'collections are separate')
+
+      await new Promise(resolve => setTimeout(resolve, 2))
+      const updated = await store.update(scope, 'posts', input('hello', { title: 'Hi' }))
+      t.equal(updated.createdAt, created.createdAt, 'update keeps created_at')
+      t.ok(updated.updatedAt > created.updatedAt, 'update moves updated_at')
+      t.same((await store.get(scope, 'posts', 'hello'))?.data, { title: 'Hi' }, 'update replaces the data')
+      t.equal((await store.get(scope, 'posts', 'hello'))?.status, 'published')
+
+      t.equal(await store.delete(scope, 'posts', 'hello'), true)
+      t.equal(await store.delete(scope, 'posts', 'hello'), false, 'nothing left to delete')
+      t.equal(await store.get(scope, 'posts', 'hello'), undefined)
+    })
+
+    t.test('every read answers a promise', async t => {
+      const store = await fresh(t)
+      const query = parseListQuery({}, schema, { seesDrafts: true })
+      for (const read of [
+        store.get(scope, 'posts', 'a'), store.getMany(scope, 'posts', ['a']), store.findByValue(scope, 'posts', 'title', 'A', null),
+        store.list(scope, 'posts', query), store.prepareCollection(schema)
+      ]) t.ok(read instanceof Promise)
+      t.equal(typeof store.entries()[Symbol.asyncIterator], 'function', 'entries is an async iterable')
+      t.type(store.revision(scope, 'posts'), 'number', 'revision is the synchronous exception')
+    })
+
+    t.test('conflict on create, not found on update', async t => {
+      const store = await fresh(t)
+      await store.create(scope, 'posts', input('a', { title: 'A' }))
+      await rejectsWith(t, store.create(scope, 'posts', input('a', { title: 'B' })), 'CONFLICT', 'duplicate slug')
+      t.same((await store.get(scope, 'posts', 'a'))?.data, { title: 'A' }, 'the first entry is untouched')
+      await rejectsWith(t, store.update(scope, 'posts', input('nope', {})), 'NOT_FOUND', 'update of a missing entry')
+      t.equal(await store.get(scope, 'posts', 'nope'), undefined)
+    })
+
+    t.test('entries are frozen and detached from the caller', async t => {
+      const store = await fresh(t)
+      const data = { title: 'T', nested: { list: [1, 2] }, gone: undefined }
+      const created = await store.create(scope, 'posts', input('x', data))
+      data.title = 'changed'
+      t.equal((await store.get(scope, 'posts', 'x'))?.data.title, 'T', 'a later change of the input does not leak in')
+      t.notOk(Object.hasOwn(created.data, 'gone'), 'undefined values are dropped as JSON does')
+      const got = await store.get(scope, 'posts', 'x')
+      t.ok(Object.isFrozen(got) && Object.isFrozen(got?.data) && Object.isFrozen((got?.data.nested as { list: number[] }).list))
+      t.throws(() => { (got?.data as Record<string, unknown>).title = 'x' }, TypeError)
+    })
+
+    t.test('scopes: environments and locales are separate', async t => {
+      const store = await fresh(t)
+      const en = { environment: 'main', locale: 'en' }
+      const de = { environment: 'main', locale: 'de' }
+      const staging = { environment: 'staging', locale: 'en' }
+      await store.create(en, 'posts', uniqueInput('same', { title: 'en' }))
+      await store.create(de, 'posts', uniqueInput('same', { title: 'en' }))
+      await store.create(staging, 'posts', uniqueInput('same', { title: 'en' }))
+      t.pass('a unique value is unique within its locale and environment')
+      await store.update(de, 'posts', input('same', { title: 'de' }))
+      await store.update(staging, 'posts', input('same', { title: 'staging' }))
+      t.equal((await store.get(en, 'posts', 'same'))?.data.title, 'en')
+      t.equal((await store.get(de, 'posts', 'same'))?.data.title, 'de')
+      t.equal((await store.get(staging, 'posts', 'same'))?.data.title, 'staging')
+      t.equal(await store.findByValue(de, 'posts', 'title', 'en', null), null, 'findByValue stays in its locale')
+      t.equal((await store.list(en, 'posts', parseListQuery({}, schema, { seesDrafts: true }))).total, 1)
+      const all = (await allEntries(store)).map(e => `${e.scope.environment}/${e.scope.locale ?? '-'}/${e.collection}/${e.entry.slug}`).sort()
+      t.same(all, ['main/de/posts/same', 'main/en/posts/same', 'staging/en/posts/same'])
+    })
+
+    t.test('getMany and findByValue', async t => {
+      const store = await fresh(t)
+      await store.create(scope, 'posts', input('a', { title: 'A', views: 1, flag: true, seo: { code: 'x1' } }))
+      await store.create(scope, 'posts', input('b', { title: 'B', views: 2, seo: { code: 'x2' } }))
+      await store.create(scope, 'posts', input('c', { title: '1', views: '2' }))
+      const many = await store.getMany(scope, 'posts', ['a', 'c', 'missing', 'a', '../x'])
+      t.same([...many.keys()].sort(), ['a', 'c'])
+      t.equal(many.get('a')?.data.title, 'A')
+      t.same((await store.getMany(scope, 'posts', [])).size, 0)
+
+      const find = async (path: string, value: unknown, exclude: string | null = null): Promise<string | null> =>
+        await store.findByValue(scope, 'posts', path, value, exclude)
+      t.equal(await find('title', 'B'), 'b')
+      t.equal(await find('title', 'B', 'b'), null, 'the excluded slug does not count')
+      t.equal(await find('seo.code', 'x1'), 'a', 'dotted paths')
+      t.equal(await find('views', 2), 'b', 'numbers match numbers only')
+      t.equal(await find('views', '2'), 'c', 'strings match strings only')
+      t.equal(await find('title', 1), null, 'a number does not match the string "1"')
+      t.equal(await find('flag', true), 'a')
+      t.equal(await find('flag', 1), null)
+      t.equal(await find('title', null), null, 'null is never looked up')
+      t.equal(await find('seo', { code: 'x1' }), null, 'objects are never looked up')
+      t.equal(await store.findByValue(scope, 'empty', 'title', 'A', null), null)
+    })
+
+    t.test('reads see committed writes only, findByValue included', async t => {
+      const store = await fresh(t)
+      await store.prepareCollection(schema)
+      await store.create(scope, 'posts', input('old', { title: 'Old' }))
+      const pending = store.create(scope, 'posts', input('new', { title: 'Fresh' }))
+      const moving = store.update(scope, 'posts', input('old', { title: 'Moved' }))
+      t.equal(await store.findByValue(scope, 'posts', 'title', 'Fresh', null), null, 'a create in flight is not seen')
+      t.equal(await store.findByValue(scope, 'posts', 'title', 'Old', null), 'old', 'nor is an update in flight')
+      t.equal(await store.get(scope, 'posts', 'new'), undefined)
+      await Promise.all([pending, moving])
+      t.equal((await store.get(scope, 'posts', 'new'))?.data.title, 'Fresh')
+      t.equal(await store.findByValue(scope, 'posts', 'title', 'Moved', null), 'old')
+    })
+
+    t.test('the unique rule is decided in the write', async t => {
+      const store = await fresh(t)
+      await store.prepareCollection(schema)
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, async (_, i) =>
+        await store.create(scope, 'posts', uniqueInput(`dup-${i}`, { title: 'Same' }))))
+      t.equal(outcomes.filter(o => o.status === 'fulfilled').length, 1, 'one of ten concurrent creates with one unique value wins')
+      for (const o of outcomes) {
+        if (o.status === 'rejected') {
+          t.equal((o.reason as CmsError).code, 'VALIDATION_FAILED')
+          t.match((o.reason as CmsError).errors, [/^title: must be unique; the entry 'dup-\d' already has this value$/])
+        }
+      }
+      const winner = slugsOf(outcomes).find(s => !s.startsWith('x:')) as string
+
+      await store.create(scope, 'posts', uniqueInput('other', { title: 'Other', seo: { code: 'C' } }))
+      const both = await rejectsWith(t, store.create(scope, 'posts', uniqueInput('third', { title: 'Same', seo: { code: 'C' } })), 'VALIDATION_FAILED', 'two clashes')
+      t.same(both?.errors, [
+        `title: must be unique; the entry '${winner}' already has this value`,
+        "seo.code: must be unique; the entry 'other' already has this value"
+      ], 'one message per path, in the order given')
+      const first = await rejectsWith(t, store.create(scope, 'posts', uniqueInput('other', { title: 'Same' })), 'VALIDATION_FAILED', 'a clash and a taken slug')
+      t.match(first?.errors, [/^title: must be unique/], 'the clash is reported before the taken slug')
+      await rejectsWith(t, store.create(scope, 'posts', uniqueInput('other', { title: 'Other' })), 'CONFLICT', 'the same slug and its own value: the slug')
+      await rejectsWith(t, store.update(scope, 'posts', uniqueInput('nobody', { title: 'Same' })), 'NOT_FOUND', 'an update of nothing, with a taken value')
+      await rejectsWith(t, store.update(scope, 'posts', uniqueInput('other', { title: 'Same' })), 'VALIDATION_FAILED', 'an update to a taken value')
+      t.equal((await store.get(scope, 'posts', 'other'))?.data.title, 'Other', 'and nothing changed')
+      await store.update(scope, 'posts', uniqueInput('other', { title: 'Other', views: 1 }))
+      t.pass('an update keeping its own unique value is fine')
+      await store.create(scope, 'posts', input('free', { title: 'Same' }))
+      t.pass('a write without unique fields is not checked')
+      for (const [i, value] of [null, { a: 1 }, ['Same']].entries()) await store.create(scope, 'posts', uniqueInput(`v${i}`, { title: value }))
+      t.pass('only scalar values can clash')
+    })
+
+    t.test('writes in flight together: a refused one fails alone, later ones see earlier ones', async t => {
+      const store = await fresh(t)
+      await store.prepareCollection(schema)
+      await store.create(scope, 'posts', uniqueInput('held', { title: 'Held' }))
+      await store.create(scope, 'posts', uniqueInput('gone', { title: 'Freed' }))
+      // Issued in one turn: the SQLite store commits them in one transaction, the file store has them all in flight.
+      const outcomes = await Promise.allSettled([
+        store.create(scope, 'posts', uniqueInput('a', { title: 'A' })),
+        store.create(scope, 'posts', uniqueInput('b', { title: 'Held' })),
+        store.create(scope, 'posts', uniqueInput('held', { title: 'Other' })),
+        store.update(scope, 'posts', uniqueInput('missing', { title: 'M' })),
+        store.create(scope, 'posts', uniqueInput('c', { title: 'A' })),
+        store.update(scope, 'posts', uniqueInput('held', { title: 'A' })),
+        store.delete(scope, 'posts', 'gone'),
+        store.create(scope, 'posts', uniqueInput('d', { title: 'Freed' })),
+        store.create(scope, 'posts', uniqueInput('e', { title: 'E' }))
+      ] as Array<Promise<{ slug: string }>>)
+      t.same(outcomes.map((o, i) => i === 6 ? o.status : slugsOf([o])[0]), [
+        'a', 'x:VALIDATION_FAILED', 'x:CONFLICT', 'x:NOT_FOUND', 'x:VALIDATION_FAILED', 'x:VALIDATION_FAILED', 'fulfilled', 'd', 'e'
+      ])
+      const titles = (await allEntries(store)).map(e => `${e.entry.slug}:${String(e.entry.data.title)}`).sort()
+      t.same(titles, ['a:A', 'd:Freed', 'e:E', 'held:Held'], 'exactly the accepted writes are stored')
+    })
+
+    if (factory.sharesData) {
+      t.test('two stores on one database: the write decides against the other one\'s commits', async t => {
+        const dataDir = path.join(tempDir(t), 'data')
+        const one = await open(t, dataDir)
+        const two = await open(t, dataDir)
+        await one.prepareCollection(schema)
+        const outcomes = await Promise.allSettled([
+          one.create(scope, 'posts', uniqueInput('x', { title: 'Shared' })),
+          two.create(scope, 'posts', uniqueInput('y', { title: 'Shared' })),
+          one.create(scope, 'posts', uniqueInput('z', {})),
+          two.create(scope, 'posts', uniqueInput('z', {}))
+        ])
+        t.same(slugsOf(outcomes), ['x', 'x:VALIDATION_FAILED', 'z', 'x:CONFLICT'])
+        t.equal((await two.get(scope, 'posts', 'x'))?.data.title, 'Shared', 'each sees the other\'s commits')
+      })
+    }
+
+    t.test('revision: a new number when a write becomes visible, the same one otherwise', async t => {
+      const store = await fresh(t)
+      const de: Scope = { environment: 'main', locale: 'de' }
+      const seen = new Set<number>()
+      const now = (label: string, s: Scope = scope, collection = 'posts'): number => {
+        const r = store.revision(s, collection)
+        t.type(r, 'number', label)
+        return r
+      }
+      const next = (label: string, before: number): number => {
+        const r = now(label)
+        t.not(r, before, `${label}: changed`)
+        t.notOk(seen.has(r), `${label}: never handed out before`)
+        seen.add(r)
+        return r
+      }
+      let r = now('before any write')
+      seen.add(r)
+      const others = [now('another collection', scope, 'tags'), now('another scope', de)]
+      const pending = store.create(scope, 'posts', input('a', { title: 'A' }))
+      t.equal(now('a write in flight, not visible'), r)
+      await pending
+      r = next('created', r)
+      await store.get(scope, 'posts', 'a')
+      await store.getMany(scope, 'posts', ['a', 'b'])
+      await store.list(scope, 'posts', parseListQuery({}, schema, { seesDrafts: true }))
+      await store.findByValue(scope, 'posts', 'title', 'A', null)
+      t.equal(now('after reads'), r, 'reads change nothing')
+      t.same([now('another collection', scope, 'tags'), now('another scope', de)], others, 'other buckets keep theirs')
+      await store.update(scope, 'posts', input('a', { title: 'B' }))
+      r = next('updated', r)
+      await rejectsWith(t, store.create(scope, 'posts', input('a', { title: 'C' })), 'CONFLICT', 'a create of a taken slug')
+      await rejectsWith(t, store.update(scope, 'posts', input('nobody', {})), 'NOT_FOUND', 'an update of nothing')
+      await store.create(scope, 'posts', uniqueInput('u', { title: 'U' }))
+      r = next('created another', r)
+      await rejectsWith(t, store.update(scope, 'posts', uniqueInput('u', { title: 'B' })), 'VALIDATION_FAILED', 'an update to a taken value')
+      t.equal(await store.delete(scope, 'posts', 'nobody'), false)
+      t.equal(now('after writes that changed nothing'), r)
+      await store.create(de, 'posts', input('a', { title: 'De' }))
+      t.equal(now('a write to another scope'), r)
+      t.not(now('that scope', de), others[1])
+      await store.delete(scope, 'posts', 'a')
+      r = next('deleted', r)
+      await store.close()
+      await store.open()
+      next('reopened', r)
+    })
+
+    t.test('20 concurrent creates of one slug: one wins, 19 conflict', async t => {
+      const store = await fresh(t)
+      const outcomes = await Promise.allSettled(Array.from({ length: 20 }, async (_, i) => await store.create(scope, 'posts', input('race', { n: i }))))
+      const won = outcomes.filter(o => o.status === 'fulfilled')
+      t.equal(won.length, 1)
+      const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected')
+      t.equal(lost.length, 19)
+      t.ok(lost.every(o => (o.reason as CmsError).code === 'CONFLICT'))
+      t.same((await store.get(scope, 'posts', 'race'))?.data, (won[0] as PromiseFulfilledResult<{ data: unknown }>).value.data)
+      t.equal((await store.list(scope, 'posts', parseListQuery({}, schema, { seesDrafts: true }))).total, 1)
+    })
+
+    t.test('concurrent writes to one entry end in the state of the last call', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      const store = await open(t, dataDir)
+      await store.create(scope, 'posts', input('e', { n: 0 }))
+      await Promise.all(Array.from({ length: 10 }, async (_, i) => await store.update(scope, 'posts', input('e', { n: i + 1 }))))
+      t.same((await store.get(scope, 'posts', 'e'))?.data, { n: 10 })
+      const del = store.delete(scope, 'posts', 'e')
+      const recreate = store.create(scope, 'posts', input('e', { n: 'again' }))
+      t.equal(await del, true)
+      await recreate
+      await store.close()
+      const again = await open(t, dataDir)
+      t.same((await again.get(scope, 'posts', 'e'))?.data, { n: 'again' }, 'what is stored and what is read agree')
+    })
+
+    t.test('persistence across close and reopen', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      const first = await open(t, dataDir)
+      const a = await first.create(scope, 'posts', input('a', { title: 'A', list: [1, 'two', { three: 3 }], 'we ird': 'ü😀' }, 'draft'))
+      await first.create({ environment: 'main', locale: 'de' }, 'posts', input('b', { title: 'B' }))
+      await first.create(scope, 'posts', input('gone', {}))
+      await first.delete(scope, 'posts', 'gone')
+      // A write issued right before close is flushed by close.
+      const last = first.create(scope, 'posts', input('last', { title: 'Last' }))
+      await first.close()
+      await last
+      const second = await open(t, dataDir)
+      t.same(await second.get(scope, 'posts', 'a'), a)
+      t.equal((await second.get({ environment: 'main', locale: 'de' }, 'posts', 'b'))?.data.title, 'B')
+      t.equal(await second.get(scope, 'posts', 'gone'), undefined)
+      t.equal((await second.get(scope, 'posts', 'last'))?.data.title, 'Last')
+      t.equal((await allEntries(second)).length, 3)
+    })
+
+    t.test('entries: every stored entry, also past a page of the store\'s reading', async t => {
+      const store = await fresh(t)
+      for (let i = 0; i < 520; i += 130) {
+        await Promise.all(Array.from({ length: 130 }, async (_, j) => await store.create(scope, 'posts', input(`e${i + j}`, { n: i + j }))))
+      }
+      const seen = new Set<string>()
+      for await (const location of store.entries()) {
+        seen.add(location.entry.slug)
+        // The consumer may use the store while it walks.
+        if (seen.size === 300) await store.get(scope, 'posts', 'e1')
+      }
+      t.equal(seen.size, 520)
+    })
+
+    t.test('lists: status, paging, default order, counts after writes', async t => {
+      const store = await fresh(t)
+      await store.prepareCollection(schema)
+      await store.prepareCollection(schema)
+      for (let i = 1; i <= 7; i++) await store.create(scope, 'posts', input(`p${i}`, { views: i }, i % 3 === 0 ? 'draft' : 'published'))
+      const q = (raw: Record<string, unknown>, seesDrafts = true): ReturnType<typeof parseListQuery> => parseListQuery(raw, schema, { seesDrafts })
+      const slugs = async (raw: Record<string, unknown>, seesDrafts = true): Promise<string[]> =>
+        (await store.list(scope, 'posts', q(raw, seesDrafts))).items.map(e => e.slug)
+      const total = async (raw: Record<string, unknown>): Promise<number> => (await store.list(scope, 'posts', q(raw))).total
+      t.same(await slugs({}), ['p7', 'p6', 'p5', 'p4', 'p3', 'p2', 'p1'], 'default_sort views, default_order desc')
+      t.same(await slugs({}, false), ['p7', 'p5', 'p4', 'p2', 'p1'], 'anonymous: published only')
+      t.same(await slugs({ _status: 'draft' }), ['p6', 'p3'])
+      t.same(await slugs({ _per_page: '2', _page: '2' }), ['p5', 'p4'])
+      t.same(await store.list(scope, 'posts', q({ _per_page: '5', _page: '3' })), { items: [], total: 7 }, 'past the end')
+      t.equal(await total({ 'views[gt]': '4' }), 3)
+      await store.create(scope, 'posts', input('p8', { views: 8 }))
+      t.equal(await total({ 'views[gt]': '4' }), 4, 'a write refreshes cached counts')
+      await store.delete(scope, 'posts', 'p8')
+      t.equal(await total({ 'views[gt]': '4' }), 3)
+      t.same(await store.list(scope, 'empty', q({})), { items: [], total: 0 })
+
+      // Asked again and again (kept orders and match lists, materialized ids): every page the
+      // same as the first time, and a write refreshes them.
+      const pages = async (): Promise<string[][]> => await Promise.all([1, 2, 3].map(async page =>
+        await slugs({ 'views[gte]': '2', _sort: 'views', _per_page: '2', _page: String(page) })))
+      const first = await pages()
+      t.same(first, [['p2', 'p3'], ['p4', 'p5'], ['p6', 'p7']])
+      for (let i = 0; i < 6; i++) t.same(await pages(), first, `asked again (${i + 1})`)
+      await store.create(scope, 'posts', input('p0', { views: 3 }))
+      t.same(await pages(), [['p2', 'p0'], ['p3', 'p4'], ['p5', 'p6']], 'after a write (equal views: by slug)')
+      for (let i = 0; i < 3; i++) t.same(await pages(), [['p2', 'p0'], ['p3', 'p4'], ['p5', 'p6']])
+    })
+
+    t.test('path-unsafe and invalid names are rejected', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      const store = await open(t, dataDir)
+      for (const slug of ['../x', 'a/b', 'a\\b', '..', 'UPPER', '', 'a b', 'x'.repeat(201)]) {
+        await rejectsWith(t, store.create(scope, 'posts', input(slug)), 'BAD_REQUEST', `slug ${JSON.stringify(slug).slice(0, 20)}`)
+        t.equal(await store.get(scope, 'posts', slug), undefined)
+      }
+      for (const collection of ['../posts', 'Posts', 'a/b', '', 'x'.repeat(65), 'a.b']) {
+        await rejectsWith(t, store.create(scope, collection, input('ok')), 'BAD_REQUEST', `collection ${JSON.stringify(collection).slice(0, 20)}`)
+        await rejectsWith(t, store.list(scope, collection, parseListQuery({}, schema, { seesDrafts: true })), 'BAD_REQUEST', 'a list of it')
+        await rejectsWith(t, store.get(scope, collection, 'ok'), 'BAD_REQUEST', 'a read of it')
+      }
+      for (const bad of [{ environment: '..', locale: null }, { environment: 'main', locale: '../en' }, { environment: 'a/b', locale: null }, { environment: '.hidden', locale: null }]) {
+        await rejectsWith(t, store.create(bad, 'posts', input('ok')), 'BAD_REQUEST', `scope ${JSON.stringify(bad)}`)
+      }
+      await rejectsWith(t, store.create(scope, 'posts', { slug: 'ok', status: 'archived' as 'draft', data: {} }), 'BAD_REQUEST', 'unknown status')
+      t.equal((await allEntries(store)).length, 0, 'nothing was written')
+      t.notOk(existsSync(path.join(dataDir, 'posts')), 'nothing escaped the data dir')
+    })
+
+    t.test('ensureCollection and prepareCollection', async t => {
+      const store = await fresh(t)
+      await store.ensureCollection('articles')
+      await t.rejects(store.ensureCollection('../x'), { code: 'BAD_REQUEST' })
+      await store.prepareCollection(schema)
+      await store.prepareCollection({ ...schema, default_sort: 'title', fields: { title: { field_type: 'string' } } })
+      await store.prepareCollection({ ...schema, name: 'Bad Name' })
+      t.pass('prepareCollection is idempotent and ignores bad names')
+    })
+  })
+}
