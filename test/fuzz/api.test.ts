@@ -8,6 +8,7 @@
 //   FUZZ_RUNS=50000 FUZZ_SEED=7 npx tap test/fuzz/api.test.ts
 // A request a failing run printed goes into REGRESSIONS below, so it is tried on every run.
 import path from 'node:path'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
@@ -64,6 +65,17 @@ function problemOf (request: FuzzRequest, res: { statusCode: number, body: strin
   return null
 }
 
+/** The body as sent before compression (contract §11: answers of 1 KB or more may be compressed). */
+function decoded (res: LightMyRequestResponse): string {
+  if (res.rawPayload.length === 0) return ''
+  switch (res.headers['content-encoding']) {
+    case 'br': return brotliDecompressSync(res.rawPayload).toString()
+    case 'gzip': return gunzipSync(res.rawPayload).toString()
+    case 'deflate': return inflateSync(res.rawPayload).toString()
+    default: return res.body
+  }
+}
+
 async function send (app: FastifyInstance, request: FuzzRequest): Promise<LightMyRequestResponse | 'timeout'> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<'timeout'>(resolve => { timer = setTimeout(() => { resolve('timeout') }, ANSWER_TIMEOUT_MS) })
@@ -98,13 +110,13 @@ eachStore(t, async (t, _store, env) => {
   const statuses = new Map<number, number>()
   for (const [index, request] of requests.entries()) {
     const res = await send(app, request)
-    const problem = res === 'timeout' ? `no answer within ${ANSWER_TIMEOUT_MS} ms` : problemOf(request, res)
+    const problem = res === 'timeout' ? `no answer within ${ANSWER_TIMEOUT_MS} ms` : problemOf(request, { statusCode: res.statusCode, body: decoded(res) })
     if (res !== 'timeout') statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
     if (problem === null) continue
     const key = problem.replace(/: .*/s, '')
     const seen = failures.get(key)
     if (seen !== undefined) seen.count++
-    else failures.set(key, { count: 1, request, index, answer: res === 'timeout' ? '' : `${res.statusCode} ${res.body.slice(0, 300)}` })
+    else failures.set(key, { count: 1, request, index, answer: res === 'timeout' ? '' : `${res.statusCode} ${decoded(res).slice(0, 300)}` })
   }
   t.ok(requests.length >= RUNS, `${requests.length} requests, seed ${SEED}; statuses ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`)
   t.ok((statuses.get(200) ?? 0) + (statuses.get(201) ?? 0) > requests.length / 20, 'a fair share of the requests got through to a handler')
