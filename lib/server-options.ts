@@ -3,6 +3,7 @@
 // takes them as they are (`Fastify({ ...serverOptions(config), loggerInstance: createLogger(config) })`).
 import { pino, type DestinationStream, type Logger } from 'pino'
 import type { Config } from './config.js'
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors } from './framework-errors.js'
 
 /** Keys and cookies never reach a log line. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie']
@@ -54,6 +55,9 @@ export interface ServerOptions {
   onConstructorPoisoning: 'error'
   forceCloseConnections: boolean
   return503OnClosing: boolean
+  frameworkErrors: typeof frameworkErrors
+  clientErrorHandler: typeof clientErrorHandler
+  http: { requireHostHeader: boolean }
 }
 
 /** Server-level options that come from the settings (body limit, proxy trust), and Lectern's fixed ones. */
@@ -61,11 +65,16 @@ export function serverOptions (config: Config): ServerOptions {
   return {
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     forceCloseConnections: false,
-    return503OnClosing: true
+    return503OnClosing: true,
+    // Errors raised before a route runs answer in the envelope too (contract §2).
+    frameworkErrors,
+    clientErrorHandler,
+    // Node's own answer to a request without Host is an empty 400: the app's hook answers it instead.
+    http: { requireHostHeader: false }
   }
 }

@@ -2,6 +2,7 @@
 // Tap runs test files in parallel processes, so nothing here is shared between tests.
 import { spawn } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
+import type { ServerOptions as HttpServerOptions } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -80,6 +81,8 @@ export interface BuildOptions {
   dataDir?: string
   /** Do not close the app at teardown (the test closes it itself). */
   keepOpen?: boolean
+  /** Server options over Lectern's own (lib/server-options.ts): Node's timeouts and HTTP server options. */
+  server?: { requestTimeout?: number, http?: HttpServerOptions }
 }
 
 /** Builds and readies the app on a temp data dir; closes it when the test ends. */
@@ -88,7 +91,7 @@ export async function build (t: Test, env: Env = {}, options: BuildOptions = {})
   const config = testConfig(dataDir, env)
   // A loaded CI box (tap runs files in parallel) can take longer than the 10 s default to load plugins.
   const logger: FastifyBaseLogger = createLogger(config)
-  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger, pluginTimeout: 60_000 })
+  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger, pluginTimeout: 60_000, ...options.server })
   await fastify.register(app, { config })
   await fastify.ready()
   if (options.keepOpen !== true) t.teardown(async () => { await fastify.close() })

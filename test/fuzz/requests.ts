@@ -20,7 +20,7 @@ const FIELDS = ['title', 'code', 'uid', 'kind', 'tags', 'rating', 'price', 'feat
 const OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'contains', 'starts', 'exists', 'like', '']
 
 /** Text that stresses parsers: empty, long, Unicode, control characters, encodings, path tricks. */
-const nastyText: fc.Arbitrary<string> = fc.oneof(
+export const nastyText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('', ' ', '0', '-1', '1e20', '99999999999999999999', 'NaN', 'null', 'true', '..', '../..', '/', '\\', '%', '%00',
     '%c0%ae', '%2e%2e', '%2F', '%ff', '__proto__', 'constructor', '😀', 'é', 'a b', 'a\u0000b', '\u202e', '[', ']', '{}', '[]'),
   fc.string({ maxLength: 12 }),
@@ -33,7 +33,7 @@ const nastyText: fc.Arbitrary<string> = fc.oneof(
 )
 
 /** A path segment: a known name, a slug, or anything, encoded or (sometimes) raw. */
-function segment (known: readonly string[]): fc.Arbitrary<string> {
+export function segment (known: readonly string[]): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 12, arbitrary: fc.constantFrom(...known) },
     { weight: 2, arbitrary: nastyText.map(encodeURIComponent) },
@@ -51,7 +51,7 @@ const queryValue = fc.oneof(
   { weight: 3, arbitrary: nastyText },
   { weight: 2, arbitrary: fc.constantFrom('1', '2', '1000', '1001', '0', 'asc', 'desc', 'all', 'draft', 'published', '-title', 'title,-rating', 'seo.title', '1', '5', '6', 'true', 'author', 'cover', 'webp', 'auto', 'image/', '100') }
 )
-const queryString: fc.Arbitrary<string> = fc.array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 5 }).map(pairs => {
+export const queryString: fc.Arbitrary<string> = fc.array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 5 }).map(pairs => {
   if (pairs.length === 0) return ''
   // Mostly encoded as a client would; sometimes raw.
   return '?' + pairs.map(([k, v, raw]) => raw ? `${k}=${v}` : `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')
