@@ -7,10 +7,12 @@
 //   - what Node would answer itself: an HTTP/1.1 request without Host (Node's empty 400, turned
 //     off with `requireHostHeader: false` and checked in an onRequest hook instead), an Expect
 //     other than 100-continue (Node's empty 417) and CONNECT (Node closes the connection).
-// The table has one kind for all of them: 400 BAD_REQUEST.
+// The table has one kind for all of them: 400 BAD_REQUEST. And a request that arrives on an open
+// connection while the server shuts down: Fastify's own 503 (`return503OnClosing`) is turned off
+// for a 503 in the envelope from shutdownGuard.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { badRequest, errorBody } from './errors.js'
+import { CmsError, badRequest, errorBody } from './errors.js'
 
 /** The longest path parameter the router accepts (Fastify's `maxParamLength`): slugs are up to 200. */
 export const MAX_PARAM_LENGTH = 500
@@ -80,5 +82,26 @@ export function unmetExpectation (_request: IncomingMessage, response: ServerRes
 export async function requireHost (request: { raw: IncomingMessage }): Promise<void> {
   if (request.raw.httpVersion === '1.1' && request.raw.headers.host === undefined) {
     throw badRequest('An HTTP/1.1 request must have a Host header.')
+  }
+}
+
+/**
+ * Hooks that answer a 503 in the envelope, with `Connection: close`, to requests that arrive
+ * once the server has begun to close (on keep-alive connections still open), as Fastify's
+ * `return503OnClosing` does in a body of its own.
+ */
+export function shutdownGuard (): {
+  preClose: () => Promise<void>
+  onRequest: (request: unknown, reply: { header (name: string, value: string): unknown }) => Promise<void>
+} {
+  let closing = false
+  return {
+    preClose: async () => { closing = true },
+    onRequest: async (_request, reply) => {
+      if (!closing) return
+      reply.header('connection', 'close')
+      // A 5xx shows a generic message (errors.ts): the status and Connection: close say it all.
+      throw new CmsError('SERVICE_UNAVAILABLE', 'The server is shutting down.')
+    }
   }
 }

@@ -70,7 +70,8 @@ export function serverOptions (config: Config): ServerOptions {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     forceCloseConnections: false,
-    return503OnClosing: true,
+    // Its 503 is not the envelope: app.ts answers those requests (framework-errors.ts shutdownGuard).
+    return503OnClosing: false,
     // Errors raised before a route runs answer in the envelope too (contract §2).
     frameworkErrors,
     clientErrorHandler,

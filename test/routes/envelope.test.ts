@@ -1,8 +1,9 @@
 // Errors raised before a route runs answer in the contract's envelope (issue 28 item 5), on both
 // stores: the router's (bad percent-encoding, an over-long path parameter), Node's HTTP parser's
 // (a space in the request target, bad headers, headers over the limit, a request not received
-// in time) and what Node would answer itself (no Host, an unmet Expect, CONNECT).
-import type { AddressInfo } from 'node:net'
+// in time), what Node would answer itself (no Host, an unmet Expect, CONNECT), and Fastify's 503
+// to a request that arrives while the server closes.
+import net, { type AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { assertError, assertShape, build, eachStore } from '../helper.js'
 import { ErrorReply } from '../../types/errors.js'
@@ -62,5 +63,33 @@ eachStore(t, async (t, _store, env) => {
     t.equal((await sendRaw(port, request('GET /health HTTP/1.0'))).statusCode, 200, 'HTTP/1.0 needs no Host')
     const continued = await sendRaw(port, request('GET /health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close'))
     t.equal(continued.statusCode, 200, 'Expect: 100-continue is met')
+  })
+
+  t.test('a request on an open connection while the server closes: 503 in the envelope', async t => {
+    const app = await build(t, env, { keepOpen: true })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const socket = net.connect((app.server.address() as AddressInfo).port, '127.0.0.1')
+    t.teardown(() => { socket.destroy() })
+    let received = ''
+    socket.on('data', chunk => { received += chunk.toString() })
+    const answers = async (n: number): Promise<void> => {
+      while (received.split('HTTP/1.1 ').length - 1 < n) await new Promise(resolve => socket.once('data', resolve))
+    }
+    // A request in flight keeps the connection active: its body is sent once Node has taken it (100 Continue).
+    socket.write('POST /api/schemas HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n')
+    await answers(1)
+    t.match(received, /^HTTP\/1\.1 100 Continue/)
+    const closed = app.close()
+    // Its body, and a second request pipelined behind it, which arrives while the server closes.
+    socket.write('{}GET /health HTTP/1.1\r\nHost: x\r\n\r\n')
+    await answers(3)
+    t.match(received, /HTTP\/1\.1 400 Bad Request\r\n/, 'the request in flight is answered')
+    const second = received.slice(received.lastIndexOf('HTTP/1.1 '))
+    t.match(second, /^HTTP\/1\.1 503 /)
+    t.match(second, /\r\nconnection: close\r\n/i)
+    const body = JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))
+    assertShape(t, ErrorReply, body, 'the envelope, not Fastify\'s own 503 body')
+    t.match(body, { statusCode: 503, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' })
+    await closed
   })
 })
