@@ -7,6 +7,7 @@ import sensible from '@fastify/sensible'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { CmsError, errorBody } from './lib/errors.js'
+import { refuseConnect, requireHost, shutdownGuard, unmetExpectation } from './lib/framework-errors.js'
 import type { Config } from './lib/config.js'
 
 export interface AppOptions {
@@ -55,6 +56,14 @@ async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
     if (status === 401) reply.header('WWW-Authenticate', 'Bearer')
     return reply.code(status).send(errorBody(status, err.message))
   })
+
+  // What Node would answer itself, in its own way, before Fastify sees a request (lib/framework-errors.ts).
+  fastify.server.on('checkExpectation', unmetExpectation)
+  fastify.server.on('connect', refuseConnect)
+  fastify.addHook('onRequest', requireHost)
+  const shutdown = shutdownGuard()
+  fastify.addHook('preClose', shutdown.preClose)
+  fastify.addHook('onRequest', shutdown.onRequest)
 
   fastify.setNotFoundHandler(function handleNotFound (request, reply) {
     return reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found.`))

@@ -3,6 +3,7 @@
 // takes them as they are (`Fastify({ ...serverOptions(config), loggerInstance: createLogger(config) })`).
 import { pino, type DestinationStream, type Logger } from 'pino'
 import type { Config } from './config.js'
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors } from './framework-errors.js'
 
 /** Keys and cookies never reach a log line. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie']
@@ -55,6 +56,9 @@ export interface ServerOptions {
   forceCloseConnections: boolean
   return503OnClosing: boolean
   pluginTimeout: number
+  frameworkErrors: typeof frameworkErrors
+  clientErrorHandler: typeof clientErrorHandler
+  http: { requireHostHeader: boolean }
 }
 
 /** Server-level options that come from the settings (body limit, proxy trust), and Lectern's fixed ones. */
@@ -62,12 +66,18 @@ export function serverOptions (config: Config): ServerOptions {
   return {
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     forceCloseConnections: false,
-    return503OnClosing: true,
+    // Its 503 is not the envelope: app.ts answers those requests (framework-errors.ts shutdownGuard).
+    return503OnClosing: false,
+    // Errors raised before a route runs answer in the envelope too (contract §2).
+    frameworkErrors,
+    clientErrorHandler,
+    // Node's own answer to a request without Host is an empty 400: the app's hook answers it instead.
+    http: { requireHostHeader: false },
     // Start-up opens the store, and the file store reads every entry (and checks its change log)
     // before the app is ready: with a large collection or a busy machine that is well past
     // Fastify's default 10 s per plugin, which would refuse to start a healthy server.

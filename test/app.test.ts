@@ -20,7 +20,7 @@ async function withRoutes (t: Test, env: Record<string, string> = {}, lines: Lin
     }
   })
   const logger: FastifyBaseLogger = createLogger(config, sink)
-  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger })
+  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger, pluginTimeout: 60_000 })
   await fastify.register(app, { config })
   await fastify.register(async scoped => {
     scoped.post('/echo', async request => ({ body: request.body, polluted: ({} as Record<string, unknown>).polluted ?? null }))

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import type { ServerOptions as HttpServerOptions } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -130,6 +131,8 @@ export interface BuildOptions {
   dataDir?: string
   /** Do not close the app at teardown (the test closes it itself). */
   keepOpen?: boolean
+  /** Server options over Lectern's own (lib/server-options.ts): Node's timeouts and HTTP server options. */
+  server?: { requestTimeout?: number, http?: HttpServerOptions }
 }
 
 /** Builds and readies the app on a temp data dir; closes it when the test ends. */
@@ -138,7 +141,7 @@ export async function build (t: Test, env: Env = {}, options: BuildOptions = {})
   const config = testConfig(dataDir, env)
   // A loaded CI box (tap runs files in parallel) can take longer than the 10 s default to load plugins.
   const logger: FastifyBaseLogger = createLogger(config)
-  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger, pluginTimeout: 60_000 })
+  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger, pluginTimeout: 60_000, ...options.server })
   await fastify.register(app, { config })
   await fastify.ready()
   if (options.keepOpen !== true) t.teardown(async () => { await fastify.close() })

@@ -15,6 +15,15 @@ export const CollectionParams = Type.Object({
   collection: Type.String({ description: 'A content collection (a non-reusable schema name)' })
 })
 
+/**
+ * `_page` and `_per_page` of every list, kept as strings: lib/query/parse.ts types them, so that
+ * every list answers a bad or huge value alike (a 400 naming the parameter).
+ */
+export const pagingParameters = {
+  _page: Type.Optional(Type.String({ description: '1-based page, default 1' })),
+  _per_page: Type.Optional(Type.String({ description: 'Items per page, 1 to 1000, default 20' }))
+}
+
 /** The envelope of a list answer (content lists and asset lists alike). */
 export function ListEnvelope<T extends TSchema> (item: T) {
   return Type.Object({

@@ -12,7 +12,7 @@ import { normalizeFileName } from '../slug.js'
 import type { AssetEvent } from '../../types/events.js'
 import { KeyedMutex } from '../mutex.js'
 // Asset lists page as content lists do (contract §7: the same envelope).
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../query/parse.js'
+import { pageParameter, perPageParameter } from '../query/parse.js'
 import { fsyncDir, fsyncFile, tempPathFor } from '../durable.js'
 import { detectMime, inspectFile, type Inspection } from './inspect.js'
 import {
@@ -69,8 +69,9 @@ export interface ListParameters {
   folder?: string
   mime?: string
   q?: string
-  page?: number
-  perPage?: number
+  /** As numbers, or as the query string has them (checked as every list checks them). */
+  page?: number | string | undefined
+  perPage?: number | string | undefined
 }
 
 /** Types a browser may render as an active document: served with a sandboxing CSP. */
@@ -152,12 +153,8 @@ export class AssetLibrary {
   }
 
   list (environment: string, parameters: ListParameters): AssetPage {
-    const page = parameters.page ?? 1
-    const perPage = parameters.perPage ?? DEFAULT_PER_PAGE
-    if (!Number.isInteger(page) || page < 1) throw badRequest('_page must be a whole number of at least 1.')
-    if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) {
-      throw badRequest(`_per_page must be a whole number from 1 to ${MAX_PER_PAGE}.`)
-    }
+    const page = pageParameter(parameters.page)
+    const perPage = perPageParameter(parameters.perPage)
     const query: AssetListQuery = { page, perPage }
     if (parameters.folder !== undefined) query.folder = normalizeFolder(parameters.folder)
     const mime = parameters.mime?.trim().toLowerCase()
@@ -178,7 +175,7 @@ export class AssetLibrary {
     let folder: string | undefined
     let committed = false
     try {
-      for await (const part of parts) {
+      for await (const part of bodyParts(parts)) {
         if (part.type === 'field') {
           folder = this.folderField(part, folder)
           continue
@@ -220,7 +217,18 @@ export class AssetLibrary {
 
   /** Streams one file part to `temp` (never buffered whole) and flushes it to disk. */
   private async receive (stream: Readable & { truncated?: boolean }, temp: string): Promise<void> {
-    await pipeline(stream, createWriteStream(temp, { flags: 'wx', mode: 0o644 }))
+    const file = createWriteStream(temp, { flags: 'wx', mode: 0o644 })
+    // A pipeline destroys both streams with the first error: which one failed first tells
+    // whether the body ended inside the file (the client's) or the disk failed (ours).
+    // The body may have failed already, while the folder was being made.
+    let first: 'body' | 'disk' | undefined = stream.destroyed ? 'body' : undefined
+    stream.once('error', () => { first ??= 'body' })
+    file.once('error', () => { first ??= 'disk' })
+    try {
+      await pipeline(stream, file)
+    } catch (err) {
+      throw first === 'body' ? malformedUpload(err) : err
+    }
     // Busboy stops at the limit and marks the stream truncated rather than failing it.
     if (stream.truncated === true) throw tooLarge(this.options.uploadLimit)
     await fsyncFile(temp)
@@ -441,6 +449,26 @@ function tooLarge (limit: number): CmsError {
 }
 
 /** Multipart limit errors (file size, file or part counts) become the contract's 413. */
+/** An upload's parts, where an error reading them (the request body's) is the client's. */
+async function * bodyParts (parts: AsyncIterable<UploadPart>): AsyncGenerator<UploadPart> {
+  try {
+    yield * parts
+  } catch (err) {
+    throw malformedUpload(err)
+  }
+}
+
+/**
+ * An error raised while parsing an upload's body is a 400 (busboy's: no boundary, a bad part
+ * header, a body that ends early), unless the multipart plugin gave it a 4xx of its own (a limit).
+ */
+function malformedUpload (err: unknown): unknown {
+  if (err instanceof CmsError) return err
+  const status = (err as { statusCode?: unknown } | null)?.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) return err
+  return badRequest(`The multipart body is malformed${err instanceof Error ? `: ${err.message}` : ''}.`)
+}
+
 function asUploadError (err: unknown, limit: number): unknown {
   if (err instanceof CmsError) return err
   const e = err as { statusCode?: number, code?: string }

@@ -2,6 +2,7 @@
 // fields out of a request body, and rendering a stored entry the same way every time, since the
 // ETag is a hash of the exact bytes.
 import { badRequest } from '../errors.js'
+import { valueAtPath } from '../query/values.js'
 import { checkSlug, isNormalSlug } from '../slug.js'
 import type { FieldDefinition } from '../../types/schema.js'
 import type { EntryStatus, StoredEntry } from '../../types/store.js'
@@ -87,12 +88,7 @@ export function bodyStatus (body: Data, fallback: EntryStatus): EntryStatus {
 
 /** The value at a dotted path, or undefined. */
 export function valueAt (data: Data, path: string): unknown {
-  let current: unknown = data
-  for (const segment of path.split('.')) {
-    if (!isPlainObject(current) || !Object.hasOwn(current, segment)) return undefined
-    current = current[segment]
-  }
-  return current
+  return valueAtPath(data, path.split('.'))
 }
 
 /**

@@ -67,10 +67,10 @@ export function parseListQuery (raw: Record<string, unknown>, schema: ResolvedSc
     if (value === undefined) continue
     switch (key) {
       case '_page':
-        query.page = integerParameter(key, single(key, value), 1, MAX_PAGE)
+        query.page = pageParameter(value)
         break
       case '_per_page':
-        query.perPage = integerParameter(key, single(key, value), 1, MAX_PER_PAGE)
+        query.perPage = perPageParameter(value)
         break
       case '_sort':
         sortItems = list(key, value)
@@ -139,6 +139,19 @@ function single (key: string, value: unknown): string {
 function list (key: string, value: unknown): string[] {
   const values = Array.isArray(value) ? value : [value]
   return values.flatMap(v => text(key, v).split(',')).map(s => s.trim()).filter(s => s !== '')
+}
+
+/**
+ * `_page` of every list (content, assets, webhook deliveries): 1 when absent, else a whole number
+ * from 1 to MAX_PAGE written in digits (`1e20`, `0x10` and `2.0` are a 400, not an offset).
+ */
+export function pageParameter (value: unknown): number {
+  return value === undefined ? 1 : integerParameter('_page', single('_page', value), 1, MAX_PAGE)
+}
+
+/** `_per_page` of every list: DEFAULT_PER_PAGE when absent, else a whole number from 1 to MAX_PER_PAGE. */
+export function perPageParameter (value: unknown): number {
+  return value === undefined ? DEFAULT_PER_PAGE : integerParameter('_per_page', single('_per_page', value), 1, MAX_PER_PAGE)
 }
 
 function integerParameter (key: string, value: string, min: number, max: number): number {

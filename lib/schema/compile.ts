@@ -2,11 +2,13 @@
 // never from the user's JSON, and compiled with ajv once per schema version. Everything the
 // write pipeline needs about a collection comes out of compileCollection as a CollectionModel.
 import { randomUUID } from 'node:crypto'
-import { Ajv, type ErrorObject } from 'ajv'
+import { Ajv, type ErrorObject, type FuncKeywordDefinition } from 'ajv'
 import type {
   CollectionModel, FieldDefinition, FieldType, ReferenceField, ResolvedSchema
 } from '../../types/schema.js'
+import { valueAtPath } from '../query/values.js'
 import { FORMATS } from './formats.js'
+import { PatternMatcher } from './pattern.js'
 import { isJsonObject } from './rules.js'
 
 type JsonSchema = Record<string, unknown>
@@ -32,8 +34,8 @@ function newAjv (): Ajv {
     coerceTypes: false,
     useDefaults: false,
     removeAdditional: false,
-    // Patterns are compiled with the `u` flag, as the definition check does.
-    unicodeRegExp: true
+    // A field named `constructor` or `toString` is read as an own property, never from Object.prototype.
+    ownProperties: true
   })
   for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate })
   // Annotation only: the field type, so that errors can be worded for the field.
@@ -44,7 +46,22 @@ function newAjv (): Ajv {
     errors: false,
     validate: (required: boolean, data: unknown) => !required || !isEmptyValue(data)
   })
+  // `pattern` runs on the linear-time matcher (pattern.ts), never on ajv's RegExp.
+  ajv.addKeyword({ keyword: 'cmsPattern', type: 'string', schemaType: 'string', compile: patternValidator })
   return ajv
+}
+
+type DataValidateFunction = ReturnType<NonNullable<FuncKeywordDefinition['compile']>>
+
+function patternValidator (source: string): DataValidateFunction {
+  const matcher = new PatternMatcher(source)
+  const validate: DataValidateFunction = (data: string) => {
+    const result = matcher.check(data)
+    if (result === 'match') return true
+    validate.errors = [{ keyword: 'cmsPattern', params: { pattern: source, tooCostly: result === 'too-costly' } }]
+    return false
+  }
+  return validate
 }
 
 const STRING_FORMATS: Partial<Record<FieldType, string>> = {
@@ -73,7 +90,7 @@ function fieldSchema (def: FieldDefinition, strict: boolean): JsonSchema {
       if (format !== undefined) s.format = format
       if (def.min_length !== undefined) s.minLength = def.min_length
       if (def.max_length !== undefined) s.maxLength = def.max_length
-      if (def.pattern !== undefined) s.pattern = def.pattern
+      if (def.pattern !== undefined) s.cmsPattern = def.pattern
       break
     }
     case 'number':
@@ -205,7 +222,10 @@ function problemOf (err: ErrorObject): string {
     }
     case 'minLength': return `must be at least ${describe(params.limit)} characters`
     case 'maxLength': return `must be at most ${describe(params.limit)} characters`
-    case 'pattern': return `must match the pattern ${describe(params.pattern)}`
+    case 'cmsPattern':
+      return params.tooCostly === true
+        ? `is too long to be checked against the pattern ${describe(params.pattern)}`
+        : `must match the pattern ${describe(params.pattern)}`
     case 'minimum': return `must be at least ${describe(params.limit)}`
     case 'maximum': return `must be at most ${describe(params.limit)}`
     case 'minItems': return `must have at least ${describe(params.limit)} items`
@@ -273,15 +293,6 @@ function * walkFields (fields: Fields, prefix = ''): Generator<FieldVisit> {
     yield { path, def }
     if (def.field_type === 'object' && def.fields !== undefined) yield * walkFields(def.fields, path)
   }
-}
-
-function getPath (data: unknown, path: string): unknown {
-  let current = data
-  for (const segment of path.split('.')) {
-    if (!isJsonObject(current) || !Object.hasOwn(current, segment)) return undefined
-    current = current[segment]
-  }
-  return current
 }
 
 export function deepEqual (a: unknown, b: unknown): boolean {
@@ -375,7 +386,7 @@ export function compileCollection (schema: ResolvedSchema): CollectionModel {
   const check = ajv.compile(objectSchema(schema.fields, schema.strict, false))
 
   const visits = [...walkFields(schema.fields)]
-  const readonlyPaths = visits.filter(v => v.def.readonly === true).map(v => v.path)
+  const readonlyPaths = visits.filter(v => v.def.readonly === true).map(v => ({ path: v.path, segments: v.path.split('.') }))
   const uniqueFields = visits.filter(v => v.def.unique === true).map(v => v.path)
   const keptOnUpdate = visits.filter(v => v.def.readonly === true || v.def.auto !== undefined).map(v => v.path)
   const referenceFields: ReferenceField[] = visits
@@ -392,11 +403,11 @@ export function compileCollection (schema: ResolvedSchema): CollectionModel {
     },
     readonlyViolations: (stored, next) => {
       const messages: string[] = []
-      for (const path of readonlyPaths) {
-        const value = getPath(next, path)
+      for (const { path, segments } of readonlyPaths) {
+        const value = valueAtPath(next, segments)
         // Absent from the body: the stored value is kept (keptOnUpdate), so nothing changes.
         if (value === undefined) continue
-        if (!deepEqual(getPath(stored, path), value)) messages.push(`${path}: is read-only and cannot be changed`)
+        if (!deepEqual(valueAtPath(stored, segments), value)) messages.push(`${path}: is read-only and cannot be changed`)
       }
       return messages
     },

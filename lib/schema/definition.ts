@@ -2,6 +2,7 @@
 // per problem, each starting with the field's dotted path (or the schema property) and a colon.
 import type { FieldDefinition } from '../../types/schema.js'
 import { defaultProblems } from './compile.js'
+import { patternProblem } from './pattern.js'
 import {
   ATTRIBUTES, AUTO_VALUES, FIELD_NAME_MAX_LENGTH, FIELD_NAME_RE, MIME_PATTERN_RE, SCHEMA_PROPERTIES,
   isFieldType, isJsonObject, isSchemaName, schemaNameProblem
@@ -125,12 +126,8 @@ function checkField (def: unknown, path: string, ctx: FieldContext, errors: stri
     if (typeof def.pattern !== 'string') {
       errors.push(`${path}: pattern must be a string`)
     } else {
-      try {
-        // The same flag the entry validator compiles patterns with.
-        RegExp(def.pattern, 'u')
-      } catch {
-        errors.push(`${path}: pattern is not a valid regular expression (compiled with the u flag)`)
-      }
+      const problem = patternProblem(def.pattern)
+      if (problem !== null) errors.push(`${path}: pattern ${problem}`)
     }
   }
 

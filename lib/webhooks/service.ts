@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { Agent } from 'undici'
 import type { CmsEvent, EventName } from '../../types/events.js'
+import { pageParameter, perPageParameter } from '../query/parse.js'
 import { Outbox, type AttemptRecord, type DeliveryStatus, type DueDelivery } from './outbox.js'
 import { buildPayload } from './payload.js'
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, retryDelay, type AttemptOutcome } from './retry.js'
@@ -67,8 +68,9 @@ export interface DeliveryPage {
 
 export interface DeliveryQuery {
   status?: DeliveryStatus | undefined
-  page: number
-  perPage: number
+  /** As numbers, or as the query string has them (checked as every list checks them). */
+  page?: number | string | undefined
+  perPage?: number | string | undefined
 }
 
 const DEFAULT_CONCURRENCY = 8
@@ -179,7 +181,8 @@ export class WebhookService {
 
   /** The history, newest first. Without webhooks configured it is empty. */
   deliveries (query: DeliveryQuery): DeliveryPage {
-    const { page, perPage } = query
+    const page = pageParameter(query.page)
+    const perPage = perPageParameter(query.perPage)
     const { items, total } = this.outbox === null || !this.outbox.open
       ? { items: [], total: 0 }
       : this.outbox.list(query.status ?? null, perPage, (page - 1) * perPage)

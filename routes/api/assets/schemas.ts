@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { pagingParameters } from '../../../types/content.js'
 import { errorResponses } from '../../../types/errors.js'
 
 const Environment = Type.Optional(Type.String({ description: 'Environment name; missing or unknown selects the first configured environment' }))
@@ -33,8 +34,7 @@ export const AssetListQuery = Type.Object({
   folder: Type.Optional(Type.String({ maxLength: 500, description: "Only this folder ('' for the root; subfolders not included)" })),
   mime: Type.Optional(Type.String({ maxLength: 255, description: 'MIME type prefix, e.g. image/' })),
   _q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive search in the name' })),
-  _page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  _per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 20 })),
+  ...pagingParameters,
   _environment: Environment
 })
 

@@ -162,7 +162,7 @@ t.test('servingHeaders sandboxes active content only', async t => {
 t.test('list parameters are checked', async t => {
   const { lib } = library(t, 'file', tempDir(t))
   await lib.open()
-  for (const bad of [{ page: 0 }, { page: 1.5 }, { perPage: 0 }, { perPage: 1001 }, { folder: '../x' }]) {
+  for (const bad of [{ page: 0 }, { page: 1.5 }, { perPage: 0 }, { perPage: 1001 }, { folder: '../x' }, { page: '1e20' }, { page: 1e20 }, { perPage: '0x10' }]) {
     t.throws(() => lib.list('default', bad), { code: 'BAD_REQUEST' }, JSON.stringify(bad))
   }
   t.match(lib.list('default', {}), { items: [], total: 0, page: 1, per_page: 20, pages: 0 })

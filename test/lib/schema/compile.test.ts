@@ -32,6 +32,10 @@ t.test('text types: strings with lengths and a pattern', async t => {
   t.strictSame(check({ field_type: 'string', pattern: '^[a-z]+$' }, 'Abc'), ['f: must match the pattern ^[a-z]+$'])
   t.strictSame(check({ field_type: 'string', pattern: '^\\p{Lu}' }, 'Élan'), [], 'patterns use the u flag (\\p{...} works)')
   t.strictSame(check({ field_type: 'string', pattern: 'b' }, 'abc'), [], 'a pattern is searched, not anchored')
+  t.strictSame(check({ field_type: 'array', items: { field_type: 'string', pattern: '^(a+)+$' } }, ['aa', `${'a'.repeat(40)}!`]),
+    ['f[1]: must match the pattern ^(a+)+$'], 'items too, in linear time')
+  t.strictSame(check({ field_type: 'string', pattern: '[ab]*a[ab]{400}c' }, 'ab'.repeat(20_000) + 'a'.repeat(20_000)),
+    ['f: is too long to be checked against the pattern [ab]*a[ab]{400}c'])
 })
 
 t.test('number and integer: inclusive bounds', async t => {
@@ -317,4 +321,19 @@ t.test('a model is compiled once and validation is fast', async t => {
   for (let i = 0; i < 20000; i++) m.validate(entry)
   const perCallMicros = Number(process.hrtime.bigint() - start) / 1000 / 20000
   t.ok(perCallMicros < 50, `validate takes ${perCallMicros.toFixed(2)} µs per entry`)
+})
+
+t.test('fields named after Object.prototype members are read as own properties', async t => {
+  // Built from entries: TypeScript types an object literal's `constructor` key as Object's.
+  const m = model(Object.fromEntries<FieldDefinition>([
+    ['constructor', { field_type: 'string' }],
+    ['toString', { field_type: 'string', required: true }],
+    ['valueOf', { field_type: 'integer', default: 1 }],
+    ['hasOwnProperty', { field_type: 'string', readonly: true }]
+  ]))
+  t.strictSame(m.validate({ toString: 'x' }), [], 'an absent constructor is absent')
+  t.strictSame(m.validate({}), ['toString: is required'])
+  t.strictSame(m.applyDefaults({}), { valueOf: 1 })
+  t.strictSame(m.readonlyViolations({ hasOwnProperty: 'a' }, {}), [], 'an absent readonly field is not a change')
+  t.strictSame(m.readonlyViolations({}, { hasOwnProperty: 'a' }), ['hasOwnProperty: is read-only and cannot be changed'])
 })

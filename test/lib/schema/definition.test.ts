@@ -133,7 +133,9 @@ t.test('bad attribute values', async t => {
     u: { field_type: 'string', label: 5 },
     v: 'string',
     w: {},
-    x: { field_type: 'string', pattern: '\\_' }
+    x: { field_type: 'string', pattern: '\\_' },
+    y: { field_type: 'text', pattern: '^(?=a)' },
+    z: { field_type: 'slug', pattern: '(a)\\1' }
   }))
   t.strictSame(errors, [
     'a: required must be true or false',
@@ -160,7 +162,9 @@ t.test('bad attribute values', async t => {
     'u: label must be a string',
     'v: must be a field definition object with a field_type',
     'w: field_type is required',
-    'x: pattern is not a valid regular expression (compiled with the u flag)'
+    'x: pattern is not a valid regular expression (compiled with the u flag)',
+    'y: pattern cannot use lookahead or lookbehind assertions ((?=, (?!, (?<=, (?<!): patterns run on a linear-time matcher',
+    'z: pattern cannot use backreferences (\\1, \\k<name>): patterns run on a linear-time matcher'
   ])
 })
 

@@ -44,13 +44,14 @@ t.test('load: every readable schema is named; collections leave out reusable and
     'a.json': { name: 'a', extends: 'b', fields: {} },
     'b.json': { name: 'b', extends: 'a', fields: {} },
     'typo.json': { name: 'typo', fields: { x: { field_type: 'strin' } } },
+    'look.json': { name: 'look', fields: { x: { field_type: 'string', pattern: '(?<=a)b' } } },
     'broken.json': '{ "name": "broken", ',
     'renamed.json': { name: 'other', fields: {} },
     'Bad-Name.json': { name: 'bad', fields: {} },
     'headline.json': { type: 'object', properties: { _slug: { type: 'string' }, text: { type: 'string' } }, required: ['text'] }
   })
   await registry.load()
-  t.strictSame(registry.names(), ['a', 'author', 'b', 'headline', 'orphan', 'post', 'seo', 'typo'],
+  t.strictSame(registry.names(), ['a', 'author', 'b', 'headline', 'look', 'orphan', 'post', 'seo', 'typo'],
     'unparsable and misnamed files are skipped; invalid and unresolvable ones are still named')
   t.strictSame(registry.collections().map(m => m.schema.name), ['author', 'headline', 'post'])
   t.ok(registry.collection('post'))
@@ -66,6 +67,8 @@ t.test('load: every readable schema is named; collections leave out reusable and
   t.ok(warned.includes("schema 'orphan' is left out: extends: unknown schema 'ghost'"))
   t.ok(warned.includes("schema 'a' is left out: extends: cycle a → b → a"))
   t.ok(warned.includes("schema 'typo' is left out: x: unknown field type \"strin\""))
+  t.ok(warned.includes("schema 'look' is left out: x: pattern cannot use lookahead or lookbehind assertions ((?=, (?!, (?<=, (?<!): patterns run on a linear-time matcher"),
+    'a pattern the matcher cannot run leaves its schema out, logged, as an unknown parent does')
   t.ok(warned.some(m => /^schema file skipped: it cannot be parsed/.test(m)), 'unparsable file logged')
   t.ok(warned.includes('schema file skipped: it has the name "other", not \'renamed\''))
   t.ok(warned.some(m => m.startsWith('schema file ignored')), 'a bad file name is logged')

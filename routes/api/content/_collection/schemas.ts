@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { errorResponses } from '../../../../types/errors.js'
-import { CollectionParams, Entry, EntryList } from '../../../../types/content.js'
+import { CollectionParams, Entry, EntryList, pagingParameters } from '../../../../types/content.js'
 
 export { Entry, EntryList }
 
@@ -28,8 +28,7 @@ const repeatable = (description: string) => Type.Union([Type.String(), Type.Arra
 // Every value stays a string here: the query parser types each one from the collection schema
 // and answers a 400 naming the parameter (contract §4 "List").
 export const ListQuerystring = Type.Object({
-  _page: Type.Optional(Type.String({ description: '1-based page, default 1' })),
-  _per_page: Type.Optional(Type.String({ description: 'Items per page, 1 to 1000, default 20' })),
+  ...pagingParameters,
   _sort: Type.Optional(repeatable('Comma list of fields (dotted paths allowed); a `-` prefix sorts that field descending; may be repeated')),
   _order: Type.Optional(Type.String({ description: '`asc` (default) or `desc`, for `_sort` fields without a prefix' })),
   _status: Type.Optional(Type.String({ description: '`published`, `draft` or `all`; callers without a valid key always get `published`' })),

@@ -15,7 +15,7 @@ const deliveries: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: DeliveriesReply, ...errorResponses(400, 401, 403) }
     }
   }, async (request) => {
-    const { _page: page = 1, _per_page: perPage = 20, status } = request.query
+    const { _page: page, _per_page: perPage, status } = request.query
     return fastify.webhooks.deliveries({ page, perPage, status })
   })
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ListEnvelope } from '../../../../types/content.js'
+import { ListEnvelope, pagingParameters } from '../../../../types/content.js'
 
 export const DeliveryStatus = Type.Union([
   Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')
@@ -26,8 +26,7 @@ export const Delivery = Type.Object({
 export type Delivery = Static<typeof Delivery>
 
 export const DeliveriesQuery = Type.Object({
-  _page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: '1-based page' })),
-  _per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 20 })),
+  ...pagingParameters,
   status: Type.Optional(DeliveryStatus)
 })
 export type DeliveriesQuery = Static<typeof DeliveriesQuery>
