@@ -165,7 +165,11 @@ export async function realInside (root: string, absolute: string, knownRealRoot?
   return { root: realRoot, file: realFile }
 }
 
+/**
+ * No file is there: none by that name, a file where a folder should be, or a name longer than
+ * the file system allows (a request path may hold one; no asset can have it).
+ */
 export function isMissing (err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code
-  return code === 'ENOENT' || code === 'ENOTDIR'
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG'
 }

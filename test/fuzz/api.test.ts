@@ -35,7 +35,9 @@ const REGRESSIONS: FuzzRequest[] = [
   { method: 'POST', url: `/api/content/${'x'.repeat(600)}`, headers: { ...ADMIN, 'content-type': 'application/json' }, body: '{"_slug":"x"}' },
   // Seed 28, #86 and seed 2, #28: a path that is not valid percent-encoded UTF-8 (FST_ERR_BAD_URL in Fastify's body; item 5).
   { method: 'GET', url: '/api/assets/%c0%ae/photos/img.png', headers: ADMIN },
-  { method: 'POST', url: '/api/content/%', headers: { ...ADMIN, 'content-type': 'application/json' }, body: '{}' }
+  { method: 'POST', url: '/api/content/%', headers: { ...ADMIN, 'content-type': 'application/json' }, body: '{}' },
+  // Seed 3, #3444 (10,000 runs): an asset name longer than the file system allows (ENAMETOOLONG) was a 500 on DELETE.
+  { method: 'DELETE', url: `/api/assets/${'a'.repeat(300)}`, headers: ADMIN }
 ]
 
 const isEnvelope = new Ajv({ strict: false }).compile(ErrorReply)

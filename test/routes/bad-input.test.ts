@@ -97,6 +97,19 @@ eachStore(t, async (t, _store, env) => {
     t.equal(res.headers['content-type'], 'application/json; charset=utf-8')
   })
 
+  t.test('an asset path with a name longer than the file system allows is a 404', async t => {
+    // Found by the fuzz suite (seed 3): the DELETE's lookup failed with ENAMETOOLONG, a 500.
+    const app = await build(t, env)
+    for (const name of ['a'.repeat(300), `x/${'é'.repeat(200)}.png`]) {
+      for (const method of ['GET', 'DELETE', 'HEAD'] as const) {
+        const res = await app.inject({ method, url: `/api/assets/${encodeURIComponent(name).replace(/%2F/g, '/')}` })
+        if (method === 'HEAD') t.equal(res.statusCode, 404, `HEAD ${name.length}`)
+        else assertError(t, res, 404, 'NOT_FOUND')
+      }
+      assertError(t, await app.inject({ method: 'GET', url: `/api/transform/${encodeURIComponent(name).replace(/%2F/g, '/')}?w=10` }), 404, 'NOT_FOUND')
+    }
+  })
+
   t.test('GETs racing DELETEs answer 200 or 404', async t => {
     const app = await build(t, env)
     const statuses = new Set<number>()
