@@ -15,7 +15,7 @@ export const ERROR_KINDS = {
   VALIDATION_FAILED: { statusCode: 422, error: 'Unprocessable Entity' },
   TOO_MANY_REQUESTS: { statusCode: 429, error: 'Too Many Requests' },
   INTERNAL: { statusCode: 500, error: 'Internal Server Error' },
-  SERVICE_UNAVAILABLE: { statusCode: 503, error: 'Service Unavailable' }
+  UNAVAILABLE: { statusCode: 503, error: 'Service Unavailable' }
 } as const
 
 export type ErrorCode = keyof typeof ERROR_KINDS

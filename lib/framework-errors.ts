@@ -101,7 +101,7 @@ export function shutdownGuard (): {
       if (!closing) return
       reply.header('connection', 'close')
       // A 5xx shows a generic message (errors.ts): the status and Connection: close say it all.
-      throw new CmsError('SERVICE_UNAVAILABLE', 'The server is shutting down.')
+      throw new CmsError('UNAVAILABLE', 'The server is shutting down.')
     }
   }
 }

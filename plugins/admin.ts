@@ -70,7 +70,7 @@ async function adminRoutes (admin: FastifyInstance, dist: string | null): Promis
   if (dist === null || index === null || !existsSync(index)) {
     admin.log.warn('admin UI is not built (admin/dist is missing): /admin answers 503; run `npm run build`')
     const unavailable = async (): Promise<never> => {
-      throw new CmsError('SERVICE_UNAVAILABLE', 'The admin UI is not built. Run `npm run build` (or `npm run build:admin`) and restart the server.')
+      throw new CmsError('UNAVAILABLE', 'The admin UI is not built. Run `npm run build` (or `npm run build:admin`) and restart the server.')
     }
     admin.get('/', { schema: { hide: true } }, unavailable)
     admin.get('/*', { schema: { hide: true } }, unavailable)

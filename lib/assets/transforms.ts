@@ -291,7 +291,7 @@ export class TransformService {
 
   private async compute (variant: Variant): Promise<void> {
     if (this.limiter.full && this.limiter.pending >= this.maxQueue) {
-      throw new CmsError('SERVICE_UNAVAILABLE', 'Too many image transforms are waiting; try again shortly.')
+      throw new CmsError('UNAVAILABLE', 'Too many image transforms are waiting; try again shortly.')
     }
     await this.limiter.run(async () => {
       // Another request may have written it between this one's miss and now.

@@ -145,7 +145,7 @@ t.test('without a build, /admin answers 503 in the error envelope and says how t
   const app = await bare(t, path.join(tempDir(t), 'missing-dist'))
   for (const url of ['/admin', '/admin/', '/admin/content/post']) {
     const res = await app.inject(url)
-    assertError(t, res, 503, 'SERVICE_UNAVAILABLE')
+    assertError(t, res, 503, 'UNAVAILABLE')
     t.match(res.json().message, /npm run build/, url)
   }
   const other = await app.inject('/api/other')

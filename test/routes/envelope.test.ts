@@ -89,7 +89,7 @@ eachStore(t, async (t, _store, env) => {
     t.match(second, /\r\nconnection: close\r\n/i)
     const body = JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4))
     assertShape(t, ErrorReply, body, 'the envelope, not Fastify\'s own 503 body')
-    t.match(body, { statusCode: 503, error: 'Service Unavailable', code: 'SERVICE_UNAVAILABLE' })
+    t.match(body, { statusCode: 503, error: 'Service Unavailable', code: 'UNAVAILABLE' })
     await closed
   })
 })

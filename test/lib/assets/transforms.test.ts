@@ -93,7 +93,7 @@ t.test('beyond the queue limit a new computation is a 503', async t => {
   const first = await transforms.prepare('default', 'a.png', { w: 300, format: 'avif' }, undefined)
   const second = await transforms.prepare('default', 'a.png', { w: 200, format: 'avif' }, undefined)
   const running = transforms.read(first)
-  await t.rejects(transforms.read(second), { code: 'SERVICE_UNAVAILABLE', statusCode: 503 })
+  await t.rejects(transforms.read(second), { code: 'UNAVAILABLE', statusCode: 503 })
   await bytes(await running)
   await bytes(await transforms.read(second))
   t.equal(transforms.stats.computed, 2, 'it works once the slot is free')
