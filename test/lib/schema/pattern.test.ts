@@ -21,7 +21,8 @@ const patternArb: fc.Arbitrary<string> = fc.letrec<{ alt: string, seq: string, t
 
 const valueArb = fc.array(fc.constantFrom('a', 'b', ' ', '1', '\n', 'é', '😀', '_', '-'), { maxLength: 12 }).map(cs => cs.join(''))
 
-const seed = process.env.PATTERN_SEED === undefined ? {} : { seed: Number(process.env.PATTERN_SEED) }
+// A fixed seed by default, as the fuzz suite has, so CI is repeatable; PATTERN_SEED tries others.
+const seed = { seed: process.env.PATTERN_SEED === undefined ? 28 : Number(process.env.PATTERN_SEED) }
 
 t.test('answers as V8 does, on generated patterns and values', async t => {
   let compared = 0
