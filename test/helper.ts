@@ -107,19 +107,24 @@ export async function freePort (): Promise<number> {
   })
 }
 
-/** Polls /health until it answers 200; fails the test if the process ends or `timeoutMs` passes first. */
-export async function waitForHealth (t: Test, port: number, exited: Promise<number | null>, timeoutMs = 30_000): Promise<void> {
+/** Polls /health until it answers 200 (true), the process ends or `timeoutMs` passes (false). */
+export async function healthy (port: number, exited: Promise<number | null>, timeoutMs = 30_000): Promise<boolean> {
   const state = { exited: false }
   void exited.then(() => { state.exited = true })
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline && !state.exited) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`)
-      if (res.status === 200) return
+      if (res.status === 200) return true
     } catch {}
     await new Promise(resolve => setTimeout(resolve, 100))
   }
-  t.fail('server did not become healthy')
+  return false
+}
+
+/** Polls /health until it answers 200; fails the test if the process ends or `timeoutMs` passes first. */
+export async function waitForHealth (t: Test, port: number, exited: Promise<number | null>, timeoutMs = 30_000): Promise<void> {
+  if (!await healthy(port, exited, timeoutMs)) t.fail('server did not become healthy')
 }
 
 export function testConfig (dataDir: string, env: Env = {}): Config {

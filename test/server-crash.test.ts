@@ -17,7 +17,7 @@ import { createStore } from '../lib/store/index.js'
 import { OUTBOX_FILE } from '../plugins/webhooks.js'
 import type { ChangeRecord } from '../types/changes.js'
 import type { EntryStatus } from '../types/store.js'
-import { STORES, freePort, startServer, tempDir, waitForHealth, type StoreName } from './helper.js'
+import { STORES, freePort, healthy, startServer, tempDir, type Env, type ServerProcess, type StoreName } from './helper.js'
 import { closedPortUrl } from './lib/webhooks/receiver.js'
 
 // Two by default: each cycle starts a server per store, which takes seconds on a busy machine.
@@ -91,22 +91,47 @@ async function client (base: string, name: string, log: Sent[], failures: string
   }
 }
 
+/** The start of the server before, while one is starting: starts are one at a time (see startHealthy). */
+let starting: Promise<unknown> = Promise.resolve()
+
+/**
+ * A server started and answering /health. Each start loads every TypeScript source through the
+ * test loader, which on a busy machine can outlast Fastify's plugin timeout (10 s): starts are
+ * made one at a time, and a start that failed for that reason alone is made again (three tries).
+ */
+async function startHealthy (t: Test, env: Env, what: string): Promise<{ server: ServerProcess, port: number }> {
+  const run = starting.then(async () => {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort()
+      const started = Date.now()
+      const server = startServer({ ...env, CMS_PORT: String(port) })
+      t.teardown(() => { if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL') })
+      if (await healthy(port, server.exited, 60_000)) {
+        t.comment(`${what}: serving after ${Date.now() - started} ms`)
+        return { server, port }
+      }
+      server.child.kill('SIGKILL')
+      await server.exited
+      if (attempt === 3 || !server.output().includes('did not start in time')) throw new Error(`${what}: the server did not start: ${server.output().slice(-2000)}`)
+      t.comment(`${what}: start-up timed out (try ${attempt}), starting again`)
+    }
+  })
+  starting = run.catch(() => {})
+  return await run
+}
+
 /** Starts the server on the data dir, writes from every client until `acks` writes are acknowledged, then kills it. */
 async function crashCycle (t: Test, store: StoreName, dataDir: string, hook: string, cycle: number, acks: number): Promise<{ sent: Sent[], output: string }> {
-  const port = await freePort()
-  const server = startServer({
+  const { server, port } = await startHealthy(t, {
     CMS_STORE: store,
     CMS_DATA_DIR: dataDir,
-    CMS_PORT: String(port),
     CMS_HOST: '127.0.0.1',
     CMS_SEED: 'false',
     CMS_LOG_LEVEL: 'warn',
     // Never reachable, and not retried for an hour: each payload stays in the outbox for the test to read.
     CMS_WEBHOOKS: hook,
     CMS_WEBHOOK_BACKOFF_MS: '3600000'
-  })
-  t.teardown(() => { if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL') })
-  await waitForHealth(t, port, server.exited, 60_000)
+  }, `${store}, cycle ${cycle}`)
   const base = `http://127.0.0.1:${port}`
   if (cycle === 0) {
     const res = await fetch(`${base}/api/schemas`, {

@@ -197,6 +197,7 @@ export class FileStore implements ContentStore {
     this.changeLog = new FileChangeLog({ dir: this.root, ...storeChangeLogOptions(options) })
   }
 
+  /** The log's read side (a closed store's rejects every call). */
   get changes (): ChangeLog {
     return this.changeLog
   }

@@ -34,9 +34,9 @@ import {
   slugTaken, timestamps, indexableFieldRefs, silentLogger, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
 } from './common.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
-import { storeChangeLogOptions, type ChangeLogOptions } from './changes/common.js'
+import { entryChange, storeChangeLogOptions, type ChangeLogOptions } from './changes/common.js'
 import { SqliteChangeLog } from './changes/sqlite.js'
-import type { Change, ChangeLog } from '../../types/changes.js'
+import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
@@ -150,8 +150,16 @@ export class SqliteStore implements ContentStore {
   private readonly log: StoreLogger
   private readonly now: () => string
   private readonly changeLogOptions: ChangeLogOptions
-  /** Made at open (it needs the database); kept after close, when it refuses every call. */
+  /** Made at open (it needs the database). */
   private changeLog: SqliteChangeLog | null = null
+  /** The log's read side, the same object whether the store is open or not (a closed store's rejects every call). */
+  readonly changes: ChangeLog = {
+    since: async (afterSeq, limit, filter) => await this.openChangeLog().since(afterSeq, limit, filter),
+    latestSeq: async () => await this.openChangeLog().latestSeq(),
+    horizon: async () => await this.openChangeLog().horizon(),
+    compact: async () => await this.openChangeLog().compact()
+  }
+
   private readonly statements = new Map<string, Statement>()
   /** Per collection until its next write: counts, with what computing them cost (ms). */
   private readonly counts = new CollectionCache<{ count: number, cost: number }>()
@@ -183,7 +191,7 @@ export class SqliteStore implements ContentStore {
     this.changeLogOptions = storeChangeLogOptions(options)
   }
 
-  get changes (): ChangeLog {
+  private openChangeLog (): SqliteChangeLog {
     if (this.changeLog === null) throw new Error('the SQLite store is not open')
     return this.changeLog
   }
@@ -245,6 +253,7 @@ export class SqliteStore implements ContentStore {
     if (this.analyzeTimer !== null) clearImmediate(this.analyzeTimer)
     this.analyzeTimer = null
     this.changeLog?.close()
+    this.changeLog = null
     this.db.close()
     this.db = null
     this.statements.clear()
@@ -705,8 +714,8 @@ export class SqliteStore implements ContentStore {
 
     // In the write's savepoint, after its row: a rollback takes the record with it.
     const record = (op: Operation, status: EntryStatus | null): number => {
-      const change: Change = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug, op: status === null ? 'delete' : 'upsert', status, at: op.at }
-      return changeLog.record(change)
+      const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
+      return changeLog.record(entryChange(key, status === null ? null : { status, updatedAt: op.at }, op.at))
     }
 
     // Nested inside the batch's transaction, each runs in a savepoint: its failure undoes only itself.

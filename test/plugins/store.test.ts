@@ -8,6 +8,7 @@ import configPlugin from '../../plugins/config.js'
 import dataPlugin from '../../plugins/data.js'
 import eventsPlugin from '../../plugins/events.js'
 import storePlugin from '../../plugins/store.js'
+import { createStore } from '../../lib/store/index.js'
 import type { CollectionModel, ResolvedSchema, SchemaRegistry } from '../../types/schema.js'
 import { STORES, tempDir, testConfig, type Env } from '../helper.js'
 
@@ -64,6 +65,24 @@ for (const kind of STORES) {
       await t.rejects(app.store.create(scope, 'posts', { slug: 'later', status: 'published', data: {} }), 'closed with the app')
       const again = await bare(t, dataDir, { CMS_STORE: kind })
       t.equal((await again.store.get(scope, 'posts', 'hello'))?.data.title, 'Hi')
+    })
+
+    t.test('the change log keeps tombstones CMS_SYNC_RETENTION_DAYS', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      // A delete ten days ago, by a store on a clock set back.
+      const past = createStore(kind, { dataDir, clock: () => new Date(Date.now() - 10 * 86_400_000) })
+      await past.open()
+      await past.create(scope, 'posts', { slug: 'gone', status: 'published', data: {} })
+      const tombstone = await past.delete(scope, 'posts', 'gone')
+      await past.close()
+      const kept = await bare(t, dataDir, { CMS_STORE: kind, CMS_SYNC_RETENTION_DAYS: '11' })
+      t.equal(await kept.store.changes.horizon(), 0, 'kept for 11 days')
+      t.same((await kept.store.changes.since(0, 10, scope)).records.map(r => [r.seq, r.op]), [[tombstone, 'delete']])
+      await kept.close()
+      // Compaction at open, as the setting says.
+      const dropped = await bare(t, dataDir, { CMS_STORE: kind, CMS_SYNC_RETENTION_DAYS: '9' })
+      t.equal(await dropped.store.changes.horizon(), tombstone, 'dropped after 9')
+      t.same((await dropped.store.changes.since(0, 10, scope)).records, [])
     })
 
     t.test('schema.created makes the storage location in every environment', async t => {

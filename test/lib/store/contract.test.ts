@@ -550,13 +550,20 @@ for (const factory of storeFactories) {
       t.ok((await reopened.create(scope, 'posts', input('next'))).seq > young, 'a seq compaction dropped is never handed out again')
     })
 
-    t.test('change log: a closed store\'s log is refused', async t => {
-      const store = await fresh(t)
+    t.test('change log: a store\'s log is refused before open and after close', async t => {
+      const dataDir = path.join(tempDir(t), 'data')
+      const store = factory.create({ dataDir })
+      const changes = store.changes
+      await t.rejects(changes.since(0, 10, main), /not open/)
+      await store.open()
+      t.teardown(() => store.close())
       await store.create(scope, 'posts', input('a'))
       await store.close()
-      await t.rejects(store.changes.latestSeq(), /not open/)
+      for (const call of [changes.since(0, 10, main), changes.latestSeq(), changes.horizon(), changes.compact()] as Array<Promise<unknown>>) await t.rejects(call, /not open/)
       await store.open()
-      t.equal(await store.changes.latestSeq(), 1, 'and usable again once reopened')
+      t.equal(store.changes, changes, 'one object for the store\'s life')
+      t.equal(await changes.latestSeq(), 1, 'usable again once reopened')
+      t.same(await changes.compact(), { dropped: 0, horizon: 0 })
     })
 
     if (factory.sharesData) {
