@@ -10,6 +10,8 @@ declare module 'fastify' {
     requirePermission: (permission: Permission) => preHandlerAsyncHookHandler
     /** A preHandler that answers 401 (no or unknown key) or 403 (another role) unless the caller's role is one of `roles`. */
     requireRole: (...roles: Role[]) => preHandlerAsyncHookHandler
+    /** Whether a hook is one of the guards above (the OpenAPI document declares security where one runs). */
+    isKeyGuard: (hook: unknown) => boolean
   }
   interface FastifyRequest {
     /** Who is calling, from the Authorization or X-API-Key header (resolved once, on first use). */
@@ -21,6 +23,9 @@ const kCaller = Symbol('caller')
 
 export default fp(async (fastify) => {
   const ring = new KeyRing(fastify.config.apiKeys)
+  const guards = new WeakSet<object>()
+  const guard = (hook: preHandlerAsyncHookHandler): preHandlerAsyncHookHandler => { guards.add(hook); return hook }
+  fastify.decorate('isKeyGuard', (hook: unknown) => typeof hook === 'function' && guards.has(hook))
 
   // Resolved from the headers on first use and kept: no hook runs on every request.
   fastify.decorateRequest(kCaller, null)
@@ -38,22 +43,22 @@ export default fp(async (fastify) => {
   })
 
   fastify.decorate('requirePermission', (permission: Permission): preHandlerAsyncHookHandler => {
-    return async function checkPermission (request) {
+    return guard(async function checkPermission (request) {
       const caller = request.caller
       if (!caller.authenticated) {
         throw unauthorized(caller.invalidKey ? 'The API key is not valid.' : 'A valid API key is required.')
       }
       if (!can(caller, permission)) throw forbidden(`The '${caller.role ?? 'anonymous'}' role lacks the ${permission} permission.`)
-    }
+    })
   })
 
   fastify.decorate('requireRole', (...roles: Role[]): preHandlerAsyncHookHandler => {
-    return async function checkRole (request) {
+    return guard(async function checkRole (request) {
       const caller = request.caller
       if (!caller.authenticated) {
         throw unauthorized(caller.invalidKey ? 'The API key is not valid.' : 'A valid API key is required.')
       }
       if (!hasRole(caller, ...roles)) throw forbidden(`This requires the ${roles.join(' or ')} role.`)
-    }
+    })
   })
 }, { name: 'auth', dependencies: ['config'], fastify: '5.x' })

@@ -52,6 +52,11 @@ export const uploadSchema = {
   description: "multipart/form-data with one or more 'file' parts and an optional 'folder' field. " +
     'The MIME type is detected from the content; names are normalized like slugs (a taken name gets -1, -2, ...). Needs AssetsWrite.',
   consumes: ['multipart/form-data'],
+  // Documentation only (lib/openapi/routes.ts): the route parses the parts itself.
+  multipartBody: Type.Object({
+    file: Type.Array(Type.String({ format: 'binary' }), { minItems: 1, maxItems: 100, description: "One or more 'file' parts" }),
+    folder: Type.Optional(Type.String({ maxLength: 2048, description: "Folder path ('' or absent for the root)" }))
+  }, { required: ['file'] }),
   querystring: EnvironmentQuery,
   response: { 201: UploadReply, ...errorResponses(400, 401, 403, 409, 413, 415) }
 }
