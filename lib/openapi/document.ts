@@ -49,8 +49,8 @@ export function finishDocument (doc: OpenApiDocument, options: FinishOptions): O
   for (const item of Object.values(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       declareCommonErrors(operation)
-      if (method === 'head') stripBodies(operation)
       declareHeaders(operation, options)
+      if (method === 'head') stripBodies(operation)
     }
   }
   // Keys off: no operation needs one, which the document says once for all (an empty requirement).

@@ -47,7 +47,8 @@ export function responseHeaders (status: string, response: Json, statuses: Reado
   const ranged = statuses.has('206')
   if (ranged && (status === '200' || status === '206' || status === '304')) Object.assign(out, FILE_HEADERS)
   if (status === '206' || (ranged && status === '416')) out['Content-Range'] = CONTENT_RANGE
-  if (servesFile(response)) Object.assign(out, SERVED_FILE_HEADERS)
+  // A file's 304 keeps the headers its 200 set before the match was known.
+  if (servesFile(response) || (ranged && status === '304')) Object.assign(out, SERVED_FILE_HEADERS)
   if (options.cors) Object.assign(out, CORS_HEADERS)
   return out
 }

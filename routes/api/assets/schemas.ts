@@ -54,7 +54,8 @@ export const uploadSchema = {
   consumes: ['multipart/form-data'],
   // Documentation only (lib/openapi/routes.ts): the route parses the parts itself.
   multipartBody: Type.Object({
-    file: Type.Array(Type.String({ format: 'binary' }), { minItems: 1, maxItems: 100, description: "One or more 'file' parts" }),
+    // One part or several parts of the same name (a form reads the latter as a list).
+    file: Type.Union([Type.String({ format: 'binary' }), Type.Array(Type.String({ format: 'binary' }), { minItems: 1, maxItems: 100 })], { description: "One or more 'file' parts" }),
     folder: Type.Optional(Type.String({ maxLength: 2048, description: "Folder path ('' or absent for the root)" }))
   }, { required: ['file'] }),
   querystring: EnvironmentQuery,
