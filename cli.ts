@@ -16,4 +16,4 @@ function version (): string {
 }
 
 const store = process.env.CMS_STORE === 'file' ? 'file' : 'sqlite'
-process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, version: version(), defaultStore: store, openDataDir }, process.env)
+process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, version: version(), defaultStore: store, openDataDir: async (dir, kind) => await openDataDir(dir, kind, process.env) }, process.env)

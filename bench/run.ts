@@ -8,8 +8,9 @@
 // the N per-round ratios), --connections N (default 50),
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
-// --only create,get,list,resolve,pull,transform,admin, --stores sqlite,file (`--only pull` runs the
-// full pull alone: it creates the SQLite collection's --list-entries itself when no earlier phase did),
+// --only create,get,list,resolve,pull,export,transform,admin, --stores sqlite,file (`--only pull` runs the
+// full pull alone: it creates the SQLite collection's --list-entries itself when no earlier phase did;
+// `export` likewise, then times `lectern export --data-dir` of it),
 // --rows <regular expression> (only the rows whose name it matches; the phases still set up their data).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -33,7 +34,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
-    only: { type: 'string', default: 'create,get,list,resolve,pull,transform,admin' },
+    only: { type: 'string', default: 'create,get,list,resolve,pull,export,transform,admin' },
     stores: { type: 'string', default: 'sqlite,file' },
     rows: { type: 'string', default: '' }
   }
@@ -660,6 +661,48 @@ async function pullPhase (): Promise<void> {
   }
 }
 
+/**
+ * A full export (issue 25, `lectern export --data-dir`) of the SQLite list collection (the pull
+ * phase's data, made here when that phase did not run): entries per second, and the peak RSS of
+ * the command's process, which holds the app: at most 300 MB.
+ */
+async function exportPhase (): Promise<void> {
+  const dataDir = path.join(scratch, 'data-sqlite')
+  const entries = LIST_ENTRIES.sqlite
+  const name = `export, ${entries} entries (lectern export --data-dir)`
+  if (!wanted(name)) return
+  const server = await startLectern('sqlite', dataDir, { CMS_CACHE_MAX: '0' })
+  try {
+    const res = await fetch(`${server.url}/api/content/bench_post?_per_page=1`)
+    if (res.status === 404) await createSchemas(server)
+    const total = res.ok ? (await res.json() as { total: number }).total : 0
+    if (total < entries) await createEntries(server, total, entries)
+  } finally {
+    await server.stop()
+  }
+  const out = path.join(scratch, 'export')
+  const started = process.hrtime.bigint()
+  const child = spawn(process.execPath, [path.resolve(here, '..', 'cli.js'), 'export', '--data-dir', dataDir, '--store', 'sqlite', '--out', out], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const watch = watchRss(child)
+  const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
+  const peak = watch.stop()
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const perSecond = Math.round(entries / seconds)
+  extra.export = { entries, seconds: Math.round(seconds * 10) / 10, entries_per_s: perSecond, rss_mb_peak: peak, exit_code: code }
+  const row: Row = {
+    name,
+    store: 'sqlite',
+    lectern: { reqPerSec: perSecond, p50: 0, p99: 0, bytes: 0, errors: code === 0 ? 0 : 1 },
+    baseline: null,
+    ratio: null,
+    target: 'peak RSS <= 300 MB',
+    pass: code === 0 && peak !== null && peak <= 300,
+    note: `entries/s in req/s; ${Math.round(seconds * 10) / 10} s; peak RSS ${String(peak)} MB`
+  }
+  rows.push(row)
+  printRow(row)
+}
+
 async function transformPhase (): Promise<void> {
   const dataDir = path.join(scratch, 'data-transform')
   const server = await startLectern('sqlite', dataDir)
@@ -755,6 +798,9 @@ async function main (): Promise<void> {
   }
   if (ONLY.has('pull') && STORES.includes('sqlite')) {
     try { await pullPhase() } catch (err) { failures.push(`pull: ${(err as Error).message}`) }
+  }
+  if (ONLY.has('export') && STORES.includes('sqlite')) {
+    try { await exportPhase() } catch (err) { failures.push(`export: ${(err as Error).message}`) }
   }
   if (ONLY.has('transform')) {
     try { await transformPhase() } catch (err) { failures.push(`transform: ${(err as Error).message}`) }

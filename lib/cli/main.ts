@@ -43,7 +43,9 @@ type Command = keyof typeof COMMANDS
 
 const TARGET_HELP = `  --server <url>      a running Lectern (e.g. http://localhost:3000)
   --key <key>         its API key (drafts and writes need one when keys are on)
-  --data-dir <dir>    or a data directory, opened in this process (the server must not be running on it with the file store)
+  --data-dir <dir>    or a data directory, opened in this process (not while a server runs on it with the file
+                      store); CMS_LOCALES, CMS_ENVIRONMENTS, CMS_TYPES_DIR, CMS_ASSETS_DIR and CMS_PUBLIC_URL
+                      are read from the environment, as the server reads them
   --store <kind>      the data directory's store: sqlite or file (default: CMS_STORE, else sqlite)`
 
 export const HELP: Record<Command | 'main', string> = {
@@ -157,7 +159,7 @@ async function writeMissingSchemaFiles (exportDir: string, typesDir: string, dry
   }
 }
 
-async function runImport (values: Values, positionals: string[], ctx: CliContext): Promise<number> {
+async function runImport (values: Values, positionals: string[], ctx: CliContext, env: Record<string, string | undefined>): Promise<number> {
   const dir = positionals[0]
   if (dir === undefined || positionals.length > 1) throw new UsageError('give one export directory: lectern import <dir>')
   if (!existsSync(path.join(dir, 'manifest.json'))) throw new UsageError(`${dir} is not an export (no manifest.json)`)
@@ -165,7 +167,7 @@ async function runImport (values: Values, positionals: string[], ctx: CliContext
   const report: ImportReport = { created: 0, updated: 0, unchanged: 0, schemas: [], problems: [] }
   const dataDir = str(values, 'data-dir')
   if (dataDir !== undefined && str(values, 'server') === undefined) {
-    const typesDir = path.join(path.resolve(dataDir), 'types')
+    const typesDir = path.resolve(env.CMS_TYPES_DIR ?? path.join(dataDir, 'types'))
     if (!dryRun) await mkdir(typesDir, { recursive: true })
     await writeMissingSchemaFiles(dir, typesDir, dryRun, report)
   }
@@ -238,7 +240,7 @@ export async function main (argv: string[], ctx: CliContext, env: Record<string,
     if (command !== 'import' && positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0] ?? ''}'`)
     switch (command) {
       case 'export': return await runExport(values, ctx)
-      case 'import': return await runImport(values, positionals, ctx)
+      case 'import': return await runImport(values, positionals, ctx, env)
       case 'types': return await runTypes(values, ctx, env)
       case 'validate': return await runValidate(values, ctx)
     }
