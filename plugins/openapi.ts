@@ -39,7 +39,6 @@ export default fp(async (fastify) => {
       buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
     }
   })
-  await fastify.register(swaggerUi, { routePrefix: '/docs', logLevel: 'warn' })
 
   // The collections' part is rebuilt when the registry's models change (a schema write or reload).
   let built: { models: CollectionModel[], doc: OpenApiDocument } | null = null
@@ -51,6 +50,8 @@ export default fp(async (fastify) => {
     }
     return built.doc
   }
+  // /docs browses the same document, collections included.
+  await fastify.register(swaggerUi, { routePrefix: '/docs', logLevel: 'warn', transformSpecification: () => documentNow(), transformSpecificationClone: false })
   fastify.get('/api/openapi.json', {
     schema: {
       tags: ['discovery'],
