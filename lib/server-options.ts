@@ -50,7 +50,6 @@ export interface ServerOptions {
   bodyLimit: number
   trustProxy: boolean
   routerOptions: { ignoreTrailingSlash: boolean, maxParamLength: number }
-  ajv: { customOptions: Record<string, unknown> }
   onProtoPoisoning: 'error'
   onConstructorPoisoning: 'error'
   forceCloseConnections: boolean
@@ -67,7 +66,6 @@ export function serverOptions (config: Config): ServerOptions {
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     forceCloseConnections: false,
