@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { CmsError, errorBody } from './lib/errors.js'
 import { refuseConnect, requireHost, shutdownGuard, unmetExpectation } from './lib/framework-errors.js'
+import { requestValidatorCompiler } from './lib/request-validation.js'
 import type { Config } from './lib/config.js'
 
 export interface AppOptions {
@@ -16,6 +17,8 @@ export interface AppOptions {
 
 async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(sensible)
+  // JSON bodies are checked as sent; query strings, paths and headers with Fastify's coercion.
+  fastify.setValidatorCompiler(requestValidatorCompiler())
 
   // Bodies are JSON (or multipart, registered by the assets plugin): anything else is a 415.
   fastify.removeContentTypeParser('text/plain')

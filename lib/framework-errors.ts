@@ -78,10 +78,15 @@ export function unmetExpectation (_request: IncomingMessage, response: ServerRes
   response.end(body)
 }
 
-/** An onRequest hook: an HTTP/1.1 request must name its host (RFC 9112 §3.2). */
-export async function requireHost (request: { raw: IncomingMessage }): Promise<void> {
+/**
+ * An onRequest hook: an HTTP/1.1 request must name its host (RFC 9112 §3.2). Callback style, as
+ * the shutdown guard's: an async hook costs every request a promise and a microtask.
+ */
+export function requireHost (request: { raw: IncomingMessage }, _reply: unknown, done: (err?: Error) => void): void {
   if (request.raw.httpVersion === '1.1' && request.raw.headers.host === undefined) {
-    throw badRequest('An HTTP/1.1 request must have a Host header.')
+    done(badRequest('An HTTP/1.1 request must have a Host header.'))
+  } else {
+    done()
   }
 }
 
@@ -92,16 +97,19 @@ export async function requireHost (request: { raw: IncomingMessage }): Promise<v
  */
 export function shutdownGuard (): {
   preClose: () => Promise<void>
-  onRequest: (request: unknown, reply: { header (name: string, value: string): unknown }) => Promise<void>
+  onRequest: (request: unknown, reply: { header (name: string, value: string): unknown }, done: (err?: Error) => void) => void
 } {
   let closing = false
   return {
     preClose: async () => { closing = true },
-    onRequest: async (_request, reply) => {
-      if (!closing) return
+    onRequest: (_request, reply, done) => {
+      if (!closing) {
+        done()
+        return
+      }
       reply.header('connection', 'close')
       // A 5xx shows a generic message (errors.ts): the status and Connection: close say it all.
-      throw new CmsError('UNAVAILABLE', 'The server is shutting down.')
+      done(new CmsError('UNAVAILABLE', 'The server is shutting down.'))
     }
   }
 }

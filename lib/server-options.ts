@@ -4,6 +4,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino'
 import type { Config } from './config.js'
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors } from './framework-errors.js'
+import { requestLogger } from './request-logger.js'
 
 /** Keys and cookies never reach a log line. */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie']
@@ -50,7 +51,6 @@ export interface ServerOptions {
   bodyLimit: number
   trustProxy: boolean
   routerOptions: { ignoreTrailingSlash: boolean, maxParamLength: number }
-  ajv: { customOptions: Record<string, unknown> }
   onProtoPoisoning: 'error'
   onConstructorPoisoning: 'error'
   forceCloseConnections: boolean
@@ -59,6 +59,7 @@ export interface ServerOptions {
   frameworkErrors: typeof frameworkErrors
   clientErrorHandler: typeof clientErrorHandler
   http: { requireHostHeader: boolean }
+  childLoggerFactory: typeof requestLogger
 }
 
 /** Server-level options that come from the settings (body limit, proxy trust), and Lectern's fixed ones. */
@@ -67,7 +68,6 @@ export function serverOptions (config: Config): ServerOptions {
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     forceCloseConnections: false,
@@ -78,6 +78,8 @@ export function serverOptions (config: Config): ServerOptions {
     clientErrorHandler,
     // Node's own answer to a request without Host is an empty 400: the app's hook answers it instead.
     http: { requireHostHeader: false },
+    // A request's pino child is made when it first logs (lib/request-logger.ts), not for every request.
+    childLoggerFactory: requestLogger,
     // Start-up opens the store, and the file store reads every entry (and checks its change log)
     // before the app is ready: with a large collection or a busy machine that is well past
     // Fastify's default 10 s per plugin, which would refuse to start a healthy server.

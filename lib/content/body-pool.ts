@@ -1,6 +1,6 @@
 // Reusable memory for response bodies that are sent once and not kept (a read with the cache
-// off, or one the cache does not keep). Node copies a string of 4 KB or more into a buffer of its
-// own (shorter ones share a slab), and a fresh buffer per response is often memory the allocator
+// off, or one the cache does not keep). Node copies a string of half `Buffer.poolSize` or more
+// (4 KB on Node 20, 32 KB from Node 24) into a buffer of its own (shorter ones share a slab), and a fresh buffer per response is often memory the allocator
 // has just handed back to the system, so writing it page-faults on every page. For a resolved
 // page of 100 entries that cost more than encoding the text; for a plain page of 100 (28 KB) on
 // a file store that had just taken 10,000 creates, it was 40% of the request (bench: 180–300 µs
@@ -30,8 +30,6 @@ export interface BodyPoolOptions {
   maxFreeBytes?: number
 }
 
-/** Buffer.from's own threshold (Buffer.poolSize / 2): shorter texts go into its shared slab. */
-const MIN_LENGTH = 4 * 1024
 const MAX_BYTES = 8 * 1024 * 1024
 const FREE_PER_SIZE = 4
 /** The longest UTF-8 sequence: room left after a write proves nothing was cut off. */
@@ -47,7 +45,9 @@ export class BodyPool {
   #freeBytes = 0
 
   constructor (options: BodyPoolOptions = {}) {
-    this.#minLength = options.minLength ?? MIN_LENGTH
+    // Buffer.from's own threshold (half the documented Buffer.poolSize, read when the pool is
+    // made, as Node reads it on each call): shorter texts go into its shared slab.
+    this.#minLength = options.minLength ?? Buffer.poolSize >>> 1
     this.#freePerSize = options.freePerSize ?? FREE_PER_SIZE
     this.#maxFreeBytes = options.maxFreeBytes ?? DEFAULT_BODY_POOL_BYTES
     // A buffer that could never be kept free is not worth lending.

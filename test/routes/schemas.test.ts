@@ -126,6 +126,24 @@ t.test('POST /api/schemas: rules 2, 3 and 4, conflicts and resolution, nothing w
   assertError(t, attrs, 422, 'VALIDATION_FAILED')
   t.strictSame(attrs.json().errors, ["title: attribute 'options' is not allowed on a string field", 'n: min (5) must not be greater than max (1)'])
 
+  // Contract §5: an attribute of the wrong type is a 422 naming it, as sent: nothing is coerced
+  // ("true" is not true, "a" is not ["a"]). A name that is not a string is still rule 2's 400.
+  const typed = [
+    [{ strict: 'true' }, 'strict: must be true or false'],
+    [{ reusable: 'false' }, 'reusable: must be true or false'],
+    [{ tags: 'a' }, 'tags: must be a list of strings'],
+    [{ label: 5 }, 'label: must be a string or null']
+  ] as const
+  for (const [attribute, message] of typed) {
+    for (const method of ['POST', 'PUT'] as const) {
+      const url = method === 'POST' ? '/api/schemas' : '/api/schemas/seo'
+      const res = await app.inject({ method, url, payload: { name: method === 'POST' ? 'post' : 'seo', fields: {}, ...attribute } })
+      assertError(t, res, 422, 'VALIDATION_FAILED')
+      t.strictSame(res.json().errors, [message], `${method}: ${message}`)
+    }
+  }
+  await post400({ name: 5, fields: {} })
+
   const orphan = await app.inject({ method: 'POST', url: '/api/schemas', payload: { name: 'post', extends: 'ghost', fields: {} } })
   assertError(t, orphan, 422, 'VALIDATION_FAILED')
   t.strictSame(orphan.json().errors, ["extends: unknown schema 'ghost'"])

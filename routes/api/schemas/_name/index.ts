@@ -4,7 +4,8 @@ import { deleteSchemaSchema, updateSchemaSchema } from './schemas.js'
 const schema: FastifyPluginAsyncTypebox = async (fastify) => {
   const guard = fastify.requirePermission('SchemasWrite')
 
-  fastify.put('/', { schema: updateSchemaSchema, onRequest: guard }, async (request) => {
+  // As for POST: the registry's check decides about the body, not the documenting schema.
+  fastify.put('/', { schema: updateSchemaSchema, attachValidation: true, onRequest: guard }, async (request) => {
     const definition = await fastify.schemas.update(request.params.name, request.body)
     fastify.events.emit({ event: 'schema.updated', name: definition.name })
     return definition
