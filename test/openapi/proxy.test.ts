@@ -41,7 +41,9 @@ function request (call: Call, etags: Map<string, string>): { method: Dispatcher.
   }
   if (call.key !== undefined) headers.authorization = `Bearer ${call.key}`
   let body: string | Buffer | undefined
-  if (call.json !== undefined) {
+  if (call.raw !== undefined) {
+    body = call.raw
+  } else if (call.json !== undefined) {
     headers['content-type'] ??= 'application/json'
     body = JSON.stringify(call.json)
   } else if (call.form !== undefined) {

@@ -9,14 +9,17 @@ export interface Call {
   key?: string
   headers?: Record<string, string>
   json?: unknown
+  /** A body sent as it is (with its own Content-Type header). */
+  raw?: string
   /** A multipart form: field name to a string, or to a file `{ name, bytes, type }`. */
   form?: Record<string, string | { name: string, bytes: Uint8Array, type: string }>
   status: number
   /** Records the answer's ETag under this key. */
   saveEtag?: string
   /**
-   * Sent to the server, not through the proxy, for a defect of Prism 5.14: it re-encodes a binary
-   * multipart part as text (a PNG arrives corrupted). HEAD calls go direct too (see the proxy test).
+   * Sent to the server, not through the proxy: a body the document refuses (the proxy answers it
+   * itself), or a binary upload, for a defect of Prism 5.14 that re-encodes a binary multipart part
+   * as text (a PNG arrives corrupted). HEAD calls go direct too (see the proxy test).
    */
   direct?: boolean
 }
@@ -181,7 +184,29 @@ function webhooks (): Call[] {
   ]
 }
 
+/**
+ * Bodies the document refuses (a type no operation takes, bad JSON, over the limit): a validating
+ * proxy answers them itself, so they go to the server, whose answers must still be declared.
+ */
+function refusedBodies (): Call[] {
+  const text = { 'content-type': 'text/plain' }
+  const badJson = { 'content-type': 'application/json' }
+  const huge = JSON.stringify({ _slug: 'big', title: 'x'.repeat(1_100_000), kind: 'news' })
+  return [
+    { method: 'POST', url: '/api/content/article', key: EDITOR_KEY, headers: text, raw: 'hello', status: 415, direct: true },
+    { method: 'POST', url: '/api/content/article', key: EDITOR_KEY, headers: badJson, raw: '{"_slug":', status: 400, direct: true },
+    { method: 'POST', url: '/api/content/article', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
+    { method: 'PUT', url: '/api/content/article/first', key: EDITOR_KEY, headers: text, raw: 'hello', status: 415, direct: true },
+    { method: 'PATCH', url: '/api/content/article/first', key: EDITOR_KEY, headers: badJson, raw: '[', status: 400, direct: true },
+    { method: 'POST', url: '/api/schemas', key: ADMIN_KEY, headers: text, raw: 'hello', status: 415, direct: true },
+    { method: 'PUT', url: '/api/schemas/person', key: ADMIN_KEY, headers: badJson, raw: huge, status: 413, direct: true },
+    { method: 'POST', url: '/api/transform/cache/invalidate', key: EDITOR_KEY, headers: text, raw: 'hello', status: 415, direct: true },
+    { method: 'POST', url: '/api/transform/cache/invalidate', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
+    { method: 'POST', url: '/api/assets', key: EDITOR_KEY, headers: badJson, raw: '{}', status: 415, direct: true }
+  ]
+}
+
 /** The whole script, in order (later calls read what earlier ones wrote). */
 export function trafficScript (png: Uint8Array): Call[] {
-  return [...discovery(), ...schemas(), ...writes(), ...reads(), ...assets(png), ...webhooks()]
+  return [...discovery(), ...schemas(), ...writes(), ...reads(), ...assets(png), ...webhooks(), ...refusedBodies()]
 }
