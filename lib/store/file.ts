@@ -121,16 +121,22 @@ class Bucket {
     if (rec === null) this.committed.delete(slug)
     else this.committed.set(slug, rec)
     for (const index of this.values.values()) {
-      if (before !== undefined) {
-        const key = typedKey(valueAtPath(before.entry.data, index.path), index.kind)
-        if (key !== null) index.map.get(key)?.delete(slug)
-      }
+      if (before !== undefined) removeFromIndex(index.map, typedKey(valueAtPath(before.entry.data, index.path), index.kind), slug)
       if (rec !== null) addToIndex(index.map, typedKey(valueAtPath(rec.entry.data, index.path), index.kind), slug)
     }
     this.sorted.clear()
     this.matches.clear()
     this.counts.clear()
   }
+}
+
+/** Drops `slug` from the value's holders, and the value with its last holder (memory stays flat under any number of writes). */
+function removeFromIndex (map: Map<Key, Set<string>>, key: Key, slug: string): void {
+  if (key === null) return
+  const slugs = map.get(key)
+  if (slugs === undefined) return
+  slugs.delete(slug)
+  if (slugs.size === 0) map.delete(key)
 }
 
 function addToIndex (map: Map<Key, Set<string>>, key: Key, slug: string): void {
@@ -195,6 +201,22 @@ export class FileStore implements ContentStore {
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
     this.changeLog = new FileChangeLog({ dir: this.root, ...storeChangeLogOptions(options) })
+  }
+
+  /**
+   * The size of findByValue's lookup tables, over every bucket: the values they hold and the
+   * slugs listed under them (tests, diagnostics). Both stay at most what the entries hold.
+   */
+  get valueLookups (): { values: number, slugs: number } {
+    let values = 0
+    let slugs = 0
+    for (const bucket of this.buckets.values()) {
+      for (const index of bucket.values.values()) {
+        values += index.map.size
+        for (const holders of index.map.values()) slugs += holders.size
+      }
+    }
+    return { values, slugs }
   }
 
   /** The log's read side (a closed store's rejects every call). */
