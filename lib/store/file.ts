@@ -37,6 +37,7 @@ import { checkBucket, assertStoredSlug, isCollectionName, isScopeName, isSlug } 
 import { entryChange, storeChangeLogOptions } from './changes/common.js'
 import { FileChangeLog } from './changes/file.js'
 import { FileWriter } from './writer.js'
+import { contentFingerprint } from './file-fingerprint.js'
 import { TransientMap } from '../transient-map.js'
 import type { ListQuery, ValueKind } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
@@ -193,6 +194,8 @@ export class FileStore implements ContentStore {
   /** ContentStore.revision: the last number handed out, and the one of buckets that do not exist. */
   private lastRevision = 0
   private openRevision = 0
+  /** The last content fingerprint, with the revision it was taken at. */
+  private fingerprint: { revision: number, text: string } | null = null
 
   constructor (options: StoreOptions) {
     this.root = path.join(options.dataDir, CONTENT_DIR)
@@ -400,6 +403,15 @@ export class FileStore implements ContentStore {
       if (rec !== undefined) out.set(slug, rec.entry)
     }
     return out
+  }
+
+  async contentFingerprint (): Promise<string> {
+    // Files change behind the store's back only while it is stopped: without a write since the
+    // last walk, that walk's answer stands.
+    if (this.fingerprint?.revision !== this.lastRevision) {
+      this.fingerprint = { revision: this.lastRevision, text: contentFingerprint(this.root) }
+    }
+    return this.fingerprint.text
   }
 
   async findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): Promise<string | null> {

@@ -462,6 +462,11 @@ export class SqliteStore implements ContentStore {
     return this.revisions.get(bucketKey(scope.environment, collection, localeKey(scope))) ?? this.openRevision
   }
 
+  async contentFingerprint (): Promise<string> {
+    // Every write through the store takes a seq; other tools must not write the database.
+    return `sqlite:${await this.openChangeLog().latestSeq()}`
+  }
+
   async findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): Promise<string | null> {
     checkBucket(scope, collection)
     if (!isLookupValue(value)) return null
