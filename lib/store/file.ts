@@ -38,6 +38,7 @@ import { entryChange, storeChangeLogOptions } from './changes/common.js'
 import { FileChangeLog } from './changes/file.js'
 import { FileWriter } from './writer.js'
 import { contentFingerprint } from './file-fingerprint.js'
+import { MAX_STORED_DEPTH, valueDepthExceeds } from '../json-depth.js'
 import { TransientMap } from '../transient-map.js'
 import type { ListQuery, ValueKind } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
@@ -321,6 +322,11 @@ export class FileStore implements ContentStore {
     const data = doc.data
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
       this.skip(file, "'data' must be an object")
+      return null
+    }
+    // SQLite's JSON functions stop there: both stores keep the same entries.
+    if (valueDepthExceeds(data, MAX_STORED_DEPTH)) {
+      this.skip(file, `'data' nests deeper than ${MAX_STORED_DEPTH} levels`)
       return null
     }
     const status = doc.status ?? 'published'

@@ -36,6 +36,7 @@ import {
 import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
 import { entryChange, storeChangeLogOptions, type ChangeLogOptions } from './changes/common.js'
 import { SqliteChangeLog } from './changes/sqlite.js'
+import { setAsideUnreadable } from './sqlite-set-aside.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
@@ -227,6 +228,10 @@ export class SqliteStore implements ContentStore {
       // After the entries' migration: a new log is back-filled from them.
       changeLog = new SqliteChangeLog(db, this.changeLogOptions)
       changeLog.open()
+      // With the log open, so each row set aside gets its tombstone in the same transaction.
+      const at = this.now()
+      setAsideUnreadable(db, this.log, at, key => changeLog.record(entryChange({ ...key, locale: key.locale === '' ? null : key.locale }, null, at)))
+      this.refreshSearch(db)
     } catch (err) {
       db.close()
       throw err
@@ -324,10 +329,13 @@ export class SqliteStore implements ContentStore {
       throw new Error(`${DATABASE_FILE} has storage version ${version}; this server understands ${SCHEMA_VERSION}`)
     }
     setMeta.run('schema_version', SCHEMA_VERSION)
-    if (meta.get('search_version') !== SEARCH_VERSION) {
-      this.rebuildSearch(db)
-      setMeta.run('search_version', SEARCH_VERSION)
-    }
+  }
+
+  /** The search texts, recomputed when their folding changed (after rows nothing can read are set aside). */
+  private refreshSearch (db: SqliteDatabase): void {
+    if (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get('search_version') === SEARCH_VERSION) return
+    this.rebuildSearch(db)
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('search_version', SEARCH_VERSION)
   }
 
   /** Recomputes every search text (after a change of case folding), in batches. */
