@@ -47,7 +47,7 @@ export function setAsideUnreadable (db: Database, log: SetAsideLog, now: string,
     .all(JSON.stringify(indexed)) as Array<RowKey & { id: number }>
   if (rows.length === 0) return 0
   const reason = 'not JSON that SQLite can read (nested deeper than 1,000 levels, or malformed)'
-  const copy = db.prepare(`INSERT OR REPLACE INTO entries_set_aside SELECT id, environment, collection, locale, slug, status, created_at, updated_at, data, ?, ? FROM entries WHERE id = ?`)
+  const copy = db.prepare('INSERT OR REPLACE INTO entries_set_aside SELECT id, environment, collection, locale, slug, status, created_at, updated_at, data, ?, ? FROM entries WHERE id = ?')
   const remove = db.prepare('DELETE FROM entries WHERE id = ?')
   const removeSearch = db.prepare('DELETE FROM entry_search WHERE id = ?')
   db.transaction(() => {
