@@ -27,8 +27,8 @@ import path from 'node:path'
 import Database, { type Database as SqliteDatabase, type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
 import { CmsError } from '../errors.js'
-import { INSTANT_FUNCTION, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
-import { instant, searchText } from '../query/values.js'
+import { conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
+import { searchText } from '../query/values.js'
 import {
   CollectionCache, checkUniqueHolders, conditionsKey, defaultSortKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
   slugTaken, timestamps, indexableFieldRefs, silentLogger, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
@@ -37,6 +37,8 @@ import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names
 import { entryChange, storeChangeLogOptions, type ChangeLogOptions } from './changes/common.js'
 import { SqliteChangeLog } from './changes/sqlite.js'
 import { setAsideUnreadable } from './sqlite-set-aside.js'
+import { analyze, registerFunctions } from './sqlite-connection.js'
+import { buildIndexes } from './sqlite-index-build.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
@@ -72,6 +74,8 @@ const MATERIALIZED_IDS = 2_000_000
 /** Expression indexes per collection at most: each one costs every write to the collection. */
 const MAX_COLLECTION_INDEXES = 24
 const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, data'
+/** How long an index build's connection waits for the store's write in progress (it is short). */
+const BUILD_BUSY_TIMEOUT_MS = 60_000
 
 /**
  * A list query (conditions and sort) within a collection version. Its pages are answered by
@@ -178,8 +182,11 @@ export class SqliteStore implements ContentStore {
   private readonly revisions = new Map<string, number>()
   private lastRevision = 0
   private openRevision = 0
-  /** The expression indexes of each collection (names), as prepareCollection left them. */
+  /** The expression indexes of each collection (names) that exist now (what INDEXED BY may name). */
   private readonly indexes = new Map<string, Set<string>>()
+  /** Index builds, one after the other (sqlite-index-build.ts); writes wait while one runs. */
+  private builds: Promise<void> = Promise.resolve()
+  private building = 0
   /** Rows when the statistics were last gathered, and rows written since. */
   private analyzedRows = 0
   private writesSinceAnalyze = 0
@@ -221,9 +228,7 @@ export class SqliteStore implements ContentStore {
       db.pragma('busy_timeout = 5000')
       db.pragma(`cache_size = -${PAGE_CACHE_KIB}`)
       db.pragma('temp_store = MEMORY')
-      // Expression indexes call lectern_instant; it must be trusted inside the schema.
-      db.pragma('trusted_schema = ON')
-      db.function(INSTANT_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? instant(value) : null))
+      registerFunctions(db)
       this.migrate(db)
       // After the entries' migration: a new log is back-filled from them.
       changeLog = new SqliteChangeLog(db, this.changeLogOptions)
@@ -251,6 +256,8 @@ export class SqliteStore implements ContentStore {
 
   async close (): Promise<void> {
     if (this.db === null) return
+    await this.builds
+    if (this.db === null) return
     if (this.flushTimer !== null) {
       clearImmediate(this.flushTimer)
       this.flush()
@@ -275,6 +282,8 @@ export class SqliteStore implements ContentStore {
     if (this.analyzeTimer !== null) return
     this.analyzeTimer = setImmediate(() => {
       this.analyzeTimer = null
+      // A build holds the write lock, and analyzes when it is done.
+      if (this.building > 0) return
       try {
         this.analyzeIfStale()
       } catch (err) {
@@ -385,44 +394,55 @@ export class SqliteStore implements ContentStore {
    * one per scalar field lists can filter and sort on (values.ts typing, then slug, so a sort
    * with its tie-break walks the index), the default_sort field in its default direction, and
    * each unique field as findByValue compares it. Indexes made for an earlier version of
-   * the schema are dropped. Idempotent: an unchanged schema costs one catalogue lookup.
+   * the schema are dropped. Idempotent: an unchanged schema costs one catalogue lookup. A change
+   * is built in a worker thread (sqlite-index-build.ts): reads go on meanwhile, writes wait.
    */
   async prepareCollection (schema: ResolvedSchema): Promise<void> {
     const collection = schema.name
     if (!isCollectionName(collection)) return
-    const db = this.database
-    const wanted = new Map<string, string>()
-    const add = (field: FieldRef, direction: 'ASC' | 'DESC'): void => {
-      const key = indexKeySql(field.path, field.kind)
-      if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) return
-      const columns = `environment, locale, ${key} ${direction}, slug`
-      const name = indexName(collection, columns)
-      wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
-    }
-    const sort = defaultSortKey(schema)
-    if (sort !== null && !sort.field.system && !sort.field.array) add(sort.field, sort.direction === 'desc' ? 'DESC' : 'ASC')
-    // An index walked backwards yields equal keys in descending slug order, which SQLite then
-    // re-sorts (the slug tie-break is ascending either way): each field gets the direction lists
-    // usually want, newest or largest first for dates and numbers, A to Z for text.
-    const scalars = indexableFieldRefs(schema)
-    const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
-    // Any direction serves findByValue's equality; a unique date field is looked up as text.
-    for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'ASC')
-    for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'DESC' : 'ASC')
+    const wanted = wantedIndexes(schema)
+    const run = this.builds.then(async () => { await this.applyIndexes(collection, wanted) })
+    this.builds = run.catch(() => {})
+    await run
+  }
 
-    const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND substr(name, 1, ?) = ?")
+  /** The `ix:<collection>:` indexes that exist. */
+  private existingIndexes (collection: string): string[] {
+    return this.database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND substr(name, 1, ?) = ?")
       .pluck().all(collection.length + 4, `ix:${collection}:`) as string[]
+  }
+
+  /** Makes the collection's indexes those of `wanted` (name → CREATE INDEX), in a worker when anything changes. */
+  private async applyIndexes (collection: string, wanted: Map<string, string>): Promise<void> {
+    const existing = this.existingIndexes(collection)
     const changed = existing.some(name => !wanted.has(name)) || [...wanted.keys()].some(name => !existing.includes(name))
-    this.indexes.set(collection, new Set(wanted.keys()))
-    if (!changed) return
+    if (!changed) {
+      this.indexes.set(collection, new Set(wanted.keys()))
+      return
+    }
+    // While it builds, INDEXED BY may name only indexes that exist before and after.
+    this.indexes.set(collection, new Set(existing.filter(name => wanted.has(name))))
     const started = Date.now()
-    db.transaction(() => {
-      for (const name of existing) if (!wanted.has(name)) db.exec(`DROP INDEX IF EXISTS "${name}"`)
-      for (const sql of wanted.values()) db.exec(sql)
-    })()
-    // Statistics let the planner choose between a filter's index and the sort's; plans are made
-    // against the indexes that exist, so the prepared statements go.
-    if (this.analyzedRows > 0) analyze(db, 'entries')
+    this.building++
+    try {
+      await buildIndexes({
+        file: this.file,
+        drop: existing.filter(name => !wanted.has(name)),
+        create: [...wanted.values()],
+        // Statistics let the planner choose between a filter's index and the sort's.
+        analyze: this.analyzedRows > 0,
+        busyTimeoutMs: BUILD_BUSY_TIMEOUT_MS
+      })
+    } catch (err) {
+      // Rolled back: the indexes are those of before.
+      this.indexes.set(collection, new Set(existing))
+      throw err
+    } finally {
+      this.building--
+      if (this.building === 0 && this.queue.length > 0) this.flushTimer ??= setImmediate(() => { this.flush() })
+    }
+    this.indexes.set(collection, new Set(wanted.keys()))
+    // Plans are made against the indexes that exist, so the prepared statements go.
     this.statements.clear()
     this.log.info({ collection, indexes: wanted.size, ms: Date.now() - started }, 'collection indexes prepared')
   }
@@ -680,6 +700,8 @@ export class SqliteStore implements ContentStore {
   /** Commits every queued write in one transaction, then settles each promise. */
   private flush (): void {
     this.flushTimer = null
+    // An index build holds the write lock: the queue waits for its end (buildIndexes), not the event loop.
+    if (this.building > 0) return
     const batch = this.queue
     this.queue = []
     if (batch.length === 0) return
@@ -784,16 +806,28 @@ export class SqliteStore implements ContentStore {
   }
 }
 
-/**
- * ANALYZE, keeping the per-index averages (sqlite_stat1) only. The value samples of
- * sqlite_stat4 make SQLite re-plan a statement each time a parameter compared with an indexed
- * column is bound anew, which costs more than the lookup itself; list plans are chosen here.
- */
-function analyze (db: SqliteDatabase, table: string | null): void {
-  db.exec(table === null ? 'ANALYZE' : `ANALYZE ${table}`)
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat4'").get() !== undefined) {
-    db.exec("DELETE FROM sqlite_stat4 WHERE tbl = 'entries'; ANALYZE sqlite_schema")
+/** The expression indexes a collection's schema asks for: name → CREATE INDEX statement (SqliteStore.prepareCollection). */
+function wantedIndexes (schema: ResolvedSchema): Map<string, string> {
+  const collection = schema.name
+  const wanted = new Map<string, string>()
+  const add = (field: FieldRef, direction: 'ASC' | 'DESC'): void => {
+    const key = indexKeySql(field.path, field.kind)
+    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) return
+    const columns = `environment, locale, ${key} ${direction}, slug`
+    const name = indexName(collection, columns)
+    wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
   }
+  const sort = defaultSortKey(schema)
+  if (sort !== null && !sort.field.system && !sort.field.array) add(sort.field, sort.direction === 'desc' ? 'DESC' : 'ASC')
+  // An index walked backwards yields equal keys in descending slug order, which SQLite then
+  // re-sorts (the slug tie-break is ascending either way): each field gets the direction lists
+  // usually want, newest or largest first for dates and numbers, A to Z for text.
+  const scalars = indexableFieldRefs(schema)
+  const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
+  // Any direction serves findByValue's equality; a unique date field is looked up as text.
+  for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'ASC')
+  for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'DESC' : 'ASC')
+  return wanted
 }
 
 function bucketKey (environment: string, collection: string, locale: string): string {
