@@ -76,6 +76,11 @@ const MAX_COLLECTION_INDEXES = 24
 const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, data'
 /** How long an index build's connection waits for the store's write in progress (it is short). */
 const BUILD_BUSY_TIMEOUT_MS = 60_000
+/**
+ * Rows from which indexes are built in a worker thread: below, a build takes a few ms on the main
+ * thread (1,000 rows, 7 indexes: about 20 ms), less than starting the thread and its connection.
+ */
+const WORKER_BUILD_ROWS = 1000
 
 /**
  * A list query (conditions and sort) within a collection version. Its pages are answered by
@@ -420,19 +425,26 @@ export class SqliteStore implements ContentStore {
       this.indexes.set(collection, new Set(wanted.keys()))
       return
     }
+    const drop = existing.filter(name => !wanted.has(name))
+    const create = [...wanted.values()]
+    const started = Date.now()
+    const rows = this.database.prepare('SELECT count(*) FROM entries').pluck().get() as number
+    if (rows < WORKER_BUILD_ROWS && this.analyzedRows === 0) {
+      // A small table: built at once (a few ms), cheaper than starting a thread.
+      const db = this.database
+      db.transaction(() => {
+        for (const name of drop) db.exec(`DROP INDEX IF EXISTS "${name}"`)
+        for (const sql of create) db.exec(sql)
+      })()
+      this.indexesBuilt(collection, wanted, started)
+      return
+    }
     // While it builds, INDEXED BY may name only indexes that exist before and after.
     this.indexes.set(collection, new Set(existing.filter(name => wanted.has(name))))
-    const started = Date.now()
     this.building++
     try {
-      await buildIndexes({
-        file: this.file,
-        drop: existing.filter(name => !wanted.has(name)),
-        create: [...wanted.values()],
-        // Statistics let the planner choose between a filter's index and the sort's.
-        analyze: this.analyzedRows > 0,
-        busyTimeoutMs: BUILD_BUSY_TIMEOUT_MS
-      })
+      // Statistics let the planner choose between a filter's index and the sort's.
+      await buildIndexes({ file: this.file, drop, create, analyze: this.analyzedRows > 0, busyTimeoutMs: BUILD_BUSY_TIMEOUT_MS })
     } catch (err) {
       // Rolled back: the indexes are those of before.
       this.indexes.set(collection, new Set(existing))
@@ -441,6 +453,10 @@ export class SqliteStore implements ContentStore {
       this.building--
       if (this.building === 0 && this.queue.length > 0) this.flushTimer ??= setImmediate(() => { this.flush() })
     }
+    this.indexesBuilt(collection, wanted, started)
+  }
+
+  private indexesBuilt (collection: string, wanted: Map<string, string>, started: number): void {
     this.indexes.set(collection, new Set(wanted.keys()))
     // Plans are made against the indexes that exist, so the prepared statements go.
     this.statements.clear()

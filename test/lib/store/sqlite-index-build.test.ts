@@ -98,7 +98,8 @@ t.test('reads answer while a schema change builds its indexes; a write waits for
 
 t.test('a failed build keeps the indexes it found, and writes go on', async t => {
   // A row SQLite's JSON functions cannot read, written after the open's check: the build fails.
-  const { store, dataDir } = await storeWith(t, 10)
+  // Enough rows for a build in the worker thread.
+  const { store, dataDir } = await storeWith(t, 1500)
   await store.prepareCollection({ ...schema, name: 'other', fields: { title: { field_type: 'string' } } })
   const before = indexNames(dataDir, 'other')
   t.ok(before.length > 0, 'a first build')
@@ -113,4 +114,13 @@ t.test('a failed build keeps the indexes it found, and writes go on', async t =>
   t.equal(indexNames(dataDir).length, 7)
   const write = await store.create(scope, 'posts', { slug: 'after', status: 'published', data: { title: 'After' } })
   t.equal(write.entry.slug, 'after', 'writes go on')
+})
+
+t.test('a small table builds its indexes at once', async t => {
+  const { store, dataDir } = await storeWith(t, 10)
+  await store.prepareCollection(schema)
+  t.equal(indexNames(dataDir).length, 7)
+  await store.prepareCollection({ ...schema, fields: { title: { field_type: 'string' } } })
+  t.equal(indexNames(dataDir).length, 2, 'a schema change drops what it no longer wants (title, and views as the default sort)')
+  t.equal(await store.findByValue(scope, 'posts', 'title', 'Post 3', null), 'e3')
 })
