@@ -23,12 +23,7 @@ async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   // Bodies are JSON (or multipart, registered by the assets plugin): anything else is a 415.
   fastify.removeContentTypeParser('text/plain')
 
-  // JSON merge patch (RFC 7396) bodies for PATCH are parsed like JSON, with the same guards.
-  fastify.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string' },
-    fastify.getDefaultJsonParser('error', 'error')
-  )
+  // JSON bodies (and merge patches) are parsed by plugins/body.ts, with the nesting limit.
 
   await fastify.register(AutoLoad, {
     dir: path.join(import.meta.dirname, 'plugins'),

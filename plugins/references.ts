@@ -45,7 +45,8 @@ export default fp(async (fastify) => {
     return
   }
   const signature = service.signature()
-  const loaded = await file.load(signature)
+  const content = await fastify.store.contentFingerprint()
+  const loaded = await file.load(signature, content)
   let index
   if (loaded.status === 'loaded') {
     index = loaded.index
@@ -57,13 +58,14 @@ export default fp(async (fastify) => {
       missing: 'its file is missing',
       unclean: 'the last run did not close cleanly',
       outdated: 'the reference fields changed',
+      stale: 'the stored entries changed while the server was stopped',
       unreadable: 'its file could not be read'
     }[loaded.status]
     log.info({ referrers: index.size, ms: Math.round(performance.now() - started) }, `reference index rebuilt from the stored entries: ${reason}`)
     if (loaded.status === 'unreadable') log.warn({ err: loaded.error }, 'the reference index file was unreadable')
   }
   service.useIndex(index, () => { file.changed() })
-  await file.open(index, signature, loaded.status !== 'loaded')
+  await file.open(index, signature, loaded.status !== 'loaded', content)
 
   const unsubscribe = fastify.events.on(async event => {
     if (!event.event.startsWith('schema.')) return
@@ -75,6 +77,11 @@ export default fp(async (fastify) => {
     unsubscribe()
     // A rebuild after a schema change finishes before the final save.
     await fastify.events.settled()
+    // The content as the final save leaves it matched (the store closes after this plugin).
+    file.setContent(await fastify.store.contentFingerprint().catch((err: unknown) => {
+      log.warn({ err }, 'could not fingerprint the stored entries; the next start rebuilds the reference index')
+      return null
+    }))
     await file.close()
   })
 }, { name: 'references', dependencies: ['config', 'data', 'events', 'schemas', 'store'], fastify: '5.x' })

@@ -113,6 +113,13 @@ export interface ContentStore {
    * before the reads it stamps: a write that lands in between then only costs a rebuild.
    */
   revision: (scope: Scope, collection: string) => number
+  /**
+   * A text that changes whenever the stored content changes, by any means (the file store: the
+   * name, size and modification time of every entry file, so files written by hand while the
+   * server was stopped count; SQLite: the change log's latest seq). Derived data saved across
+   * restarts (the reference index) is trusted at start only when it was saved with the same one.
+   */
+  contentFingerprint: () => Promise<string>
 
   /**
    * The change log's read side (types/changes.ts): each entry key's latest change, tombstones

@@ -7,7 +7,9 @@
 // after the final save on close. At start, a marker still present means the last run did not
 // close cleanly: the file may be stale and the index is rebuilt from the stored entries. The
 // file also records a signature of every collection's reference fields, so schema files edited
-// while the server was down cause a rebuild too.
+// while the server was down cause a rebuild too, and the store's content fingerprint as it was at
+// the final save (ContentStore.contentFingerprint), so entries added, removed or rewritten while
+// the server was down (hand-written files of the file store) cause one as well.
 import { writeFileSync } from 'node:fs'
 import { access, readFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -19,7 +21,7 @@ export const OPEN_MARKER = 'references.json.open'
 
 export type LoadResult =
   | { status: 'loaded', index: ReverseIndex }
-  | { status: 'missing' | 'unclean' | 'outdated', index: null }
+  | { status: 'missing' | 'unclean' | 'outdated' | 'stale', index: null }
   | { status: 'unreadable', index: null, error: Error }
 
 export interface IndexFileOptions {
@@ -47,6 +49,7 @@ export class IndexFile {
   private readonly syncer: DirSyncer
   private index: ReverseIndex | null = null
   private signature = ''
+  private content: string | null = null
   private dirty = false
   private timer: NodeJS.Timeout | null = null
   private chain: Promise<void> = Promise.resolve()
@@ -66,8 +69,11 @@ export class IndexFile {
     return path.join(this.dir, REFERENCE_INDEX_FILE)
   }
 
-  /** Reads the saved index; says why not when it cannot be trusted. */
-  async load (signature: string): Promise<LoadResult> {
+  /**
+   * Reads the saved index; says why not when it cannot be trusted: saved for other reference
+   * fields (`outdated`) or for other content (`stale`: `content` is the store's fingerprint now).
+   */
+  async load (signature: string, content: string | null = null): Promise<LoadResult> {
     if (await exists(path.join(this.dir, OPEN_MARKER))) return { status: 'unclean', index: null }
     let text: string
     try {
@@ -77,9 +83,10 @@ export class IndexFile {
       return { status: 'unreadable', index: null, error: err as Error }
     }
     try {
-      const saved = JSON.parse(text) as { signature?: unknown }
+      const saved = JSON.parse(text) as { signature?: unknown, content?: unknown }
       const index = ReverseIndex.fromJSON(saved)
       if (saved.signature !== signature) return { status: 'outdated', index: null }
+      if ((saved.content ?? null) !== content) return { status: 'stale', index: null }
       return { status: 'loaded', index }
     } catch (err) {
       return { status: 'unreadable', index: null, error: err as Error }
@@ -90,9 +97,10 @@ export class IndexFile {
    * Starts keeping `index`: creates the marker (durably, before any write can change the
    * index) and, when `save` is true (a rebuilt index), saves it at once.
    */
-  async open (index: ReverseIndex, signature: string, save: boolean): Promise<void> {
+  async open (index: ReverseIndex, signature: string, save: boolean, content: string | null = null): Promise<void> {
     this.index = index
     this.signature = signature
+    this.content = content
     await writeFileAtomic(path.join(this.dir, OPEN_MARKER), 'The reference index is open: if this file is here at start, the last run did not close cleanly and the index is rebuilt.\n', this.syncer)
     if (save) {
       this.dirty = true
@@ -104,6 +112,16 @@ export class IndexFile {
   setSignature (signature: string): void {
     if (signature === this.signature) return
     this.signature = signature
+    this.changed()
+  }
+
+  /**
+   * The store's content fingerprint the index now matches (before the final save: the content
+   * as it is at close); null when it could not be had, so the next start rebuilds.
+   */
+  setContent (content: string | null): void {
+    if (content === this.content) return
+    this.content = content
     this.changed()
   }
 
@@ -137,7 +155,7 @@ export class IndexFile {
     if (!this.dirty || this.index === null) return
     this.dirty = false
     // Serialized synchronously: the saved state is the index at one instant.
-    const text = JSON.stringify({ ...this.index.toJSON(), signature: this.signature })
+    const text = JSON.stringify({ ...this.index.toJSON(), signature: this.signature, content: this.content })
     try {
       await writeFileAtomic(path.join(this.dir, REFERENCE_INDEX_FILE), text, this.syncer)
       this.saves++

@@ -37,6 +37,8 @@ import { checkBucket, assertStoredSlug, isCollectionName, isScopeName, isSlug } 
 import { entryChange, storeChangeLogOptions } from './changes/common.js'
 import { FileChangeLog } from './changes/file.js'
 import { FileWriter } from './writer.js'
+import { contentFingerprint } from './file-fingerprint.js'
+import { MAX_STORED_DEPTH, valueDepthExceeds } from '../json-depth.js'
 import { TransientMap } from '../transient-map.js'
 import type { ListQuery, ValueKind } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
@@ -121,16 +123,22 @@ class Bucket {
     if (rec === null) this.committed.delete(slug)
     else this.committed.set(slug, rec)
     for (const index of this.values.values()) {
-      if (before !== undefined) {
-        const key = typedKey(valueAtPath(before.entry.data, index.path), index.kind)
-        if (key !== null) index.map.get(key)?.delete(slug)
-      }
+      if (before !== undefined) removeFromIndex(index.map, typedKey(valueAtPath(before.entry.data, index.path), index.kind), slug)
       if (rec !== null) addToIndex(index.map, typedKey(valueAtPath(rec.entry.data, index.path), index.kind), slug)
     }
     this.sorted.clear()
     this.matches.clear()
     this.counts.clear()
   }
+}
+
+/** Drops `slug` from the value's holders, and the value with its last holder (memory stays flat under any number of writes). */
+function removeFromIndex (map: Map<Key, Set<string>>, key: Key, slug: string): void {
+  if (key === null) return
+  const slugs = map.get(key)
+  if (slugs === undefined) return
+  slugs.delete(slug)
+  if (slugs.size === 0) map.delete(key)
 }
 
 function addToIndex (map: Map<Key, Set<string>>, key: Key, slug: string): void {
@@ -187,6 +195,8 @@ export class FileStore implements ContentStore {
   /** ContentStore.revision: the last number handed out, and the one of buckets that do not exist. */
   private lastRevision = 0
   private openRevision = 0
+  /** The last content fingerprint, with the revision it was taken at. */
+  private fingerprint: { revision: number, text: string } | null = null
 
   constructor (options: StoreOptions) {
     this.root = path.join(options.dataDir, CONTENT_DIR)
@@ -195,6 +205,22 @@ export class FileStore implements ContentStore {
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
     this.changeLog = new FileChangeLog({ dir: this.root, ...storeChangeLogOptions(options) })
+  }
+
+  /**
+   * The size of findByValue's lookup tables, over every bucket: the values they hold and the
+   * slugs listed under them (tests, diagnostics). Both stay at most what the entries hold.
+   */
+  get valueLookups (): { values: number, slugs: number } {
+    let values = 0
+    let slugs = 0
+    for (const bucket of this.buckets.values()) {
+      for (const index of bucket.values.values()) {
+        values += index.map.size
+        for (const holders of index.map.values()) slugs += holders.size
+      }
+    }
+    return { values, slugs }
   }
 
   /** The log's read side (a closed store's rejects every call). */
@@ -298,6 +324,11 @@ export class FileStore implements ContentStore {
       this.skip(file, "'data' must be an object")
       return null
     }
+    // SQLite's JSON functions stop there: both stores keep the same entries.
+    if (valueDepthExceeds(data, MAX_STORED_DEPTH)) {
+      this.skip(file, `'data' nests deeper than ${MAX_STORED_DEPTH} levels`)
+      return null
+    }
     const status = doc.status ?? 'published'
     if (!isEntryStatus(status)) {
       this.skip(file, "'status' must be 'draft' or 'published'")
@@ -378,6 +409,15 @@ export class FileStore implements ContentStore {
       if (rec !== undefined) out.set(slug, rec.entry)
     }
     return out
+  }
+
+  async contentFingerprint (): Promise<string> {
+    // Files change behind the store's back only while it is stopped: without a write since the
+    // last walk, that walk's answer stands.
+    if (this.fingerprint?.revision !== this.lastRevision) {
+      this.fingerprint = { revision: this.lastRevision, text: contentFingerprint(this.root) }
+    }
+    return this.fingerprint.text
   }
 
   async findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): Promise<string | null> {

@@ -27,8 +27,8 @@ import path from 'node:path'
 import Database, { type Database as SqliteDatabase, type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
 import { CmsError } from '../errors.js'
-import { INSTANT_FUNCTION, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
-import { instant, searchText } from '../query/values.js'
+import { conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
+import { searchText } from '../query/values.js'
 import {
   CollectionCache, checkUniqueHolders, conditionsKey, defaultSortKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
   slugTaken, timestamps, indexableFieldRefs, silentLogger, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
@@ -36,6 +36,9 @@ import {
 import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
 import { entryChange, storeChangeLogOptions, type ChangeLogOptions } from './changes/common.js'
 import { SqliteChangeLog } from './changes/sqlite.js'
+import { setAsideUnreadable } from './sqlite-set-aside.js'
+import { analyze, registerFunctions } from './sqlite-connection.js'
+import { buildIndexes } from './sqlite-index-build.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
@@ -71,6 +74,13 @@ const MATERIALIZED_IDS = 2_000_000
 /** Expression indexes per collection at most: each one costs every write to the collection. */
 const MAX_COLLECTION_INDEXES = 24
 const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, data'
+/** How long an index build's connection waits for the store's write in progress (it is short). */
+const BUILD_BUSY_TIMEOUT_MS = 60_000
+/**
+ * Rows from which indexes are built in a worker thread: below, a build takes a few ms on the main
+ * thread (1,000 rows, 7 indexes: about 20 ms), less than starting the thread and its connection.
+ */
+const WORKER_BUILD_ROWS = 1000
 
 /**
  * A list query (conditions and sort) within a collection version. Its pages are answered by
@@ -177,8 +187,11 @@ export class SqliteStore implements ContentStore {
   private readonly revisions = new Map<string, number>()
   private lastRevision = 0
   private openRevision = 0
-  /** The expression indexes of each collection (names), as prepareCollection left them. */
+  /** The expression indexes of each collection (names) that exist now (what INDEXED BY may name). */
   private readonly indexes = new Map<string, Set<string>>()
+  /** Index builds, one after the other (sqlite-index-build.ts); writes wait while one runs. */
+  private builds: Promise<void> = Promise.resolve()
+  private building = 0
   /** Rows when the statistics were last gathered, and rows written since. */
   private analyzedRows = 0
   private writesSinceAnalyze = 0
@@ -220,13 +233,15 @@ export class SqliteStore implements ContentStore {
       db.pragma('busy_timeout = 5000')
       db.pragma(`cache_size = -${PAGE_CACHE_KIB}`)
       db.pragma('temp_store = MEMORY')
-      // Expression indexes call lectern_instant; it must be trusted inside the schema.
-      db.pragma('trusted_schema = ON')
-      db.function(INSTANT_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? instant(value) : null))
+      registerFunctions(db)
       this.migrate(db)
       // After the entries' migration: a new log is back-filled from them.
       changeLog = new SqliteChangeLog(db, this.changeLogOptions)
       changeLog.open()
+      // With the log open, so each row set aside gets its tombstone in the same transaction.
+      const at = this.now()
+      setAsideUnreadable(db, this.log, at, key => changeLog.record(entryChange({ ...key, locale: key.locale === '' ? null : key.locale }, null, at)))
+      this.refreshSearch(db)
     } catch (err) {
       db.close()
       throw err
@@ -245,6 +260,8 @@ export class SqliteStore implements ContentStore {
   }
 
   async close (): Promise<void> {
+    if (this.db === null) return
+    await this.builds
     if (this.db === null) return
     if (this.flushTimer !== null) {
       clearImmediate(this.flushTimer)
@@ -270,6 +287,8 @@ export class SqliteStore implements ContentStore {
     if (this.analyzeTimer !== null) return
     this.analyzeTimer = setImmediate(() => {
       this.analyzeTimer = null
+      // A build holds the write lock, and analyzes when it is done.
+      if (this.building > 0) return
       try {
         this.analyzeIfStale()
       } catch (err) {
@@ -324,10 +343,13 @@ export class SqliteStore implements ContentStore {
       throw new Error(`${DATABASE_FILE} has storage version ${version}; this server understands ${SCHEMA_VERSION}`)
     }
     setMeta.run('schema_version', SCHEMA_VERSION)
-    if (meta.get('search_version') !== SEARCH_VERSION) {
-      this.rebuildSearch(db)
-      setMeta.run('search_version', SEARCH_VERSION)
-    }
+  }
+
+  /** The search texts, recomputed when their folding changed (after rows nothing can read are set aside). */
+  private refreshSearch (db: SqliteDatabase): void {
+    if (db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get('search_version') === SEARCH_VERSION) return
+    this.rebuildSearch(db)
+    db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run('search_version', SEARCH_VERSION)
   }
 
   /** Recomputes every search text (after a change of case folding), in batches. */
@@ -377,44 +399,66 @@ export class SqliteStore implements ContentStore {
    * one per scalar field lists can filter and sort on (values.ts typing, then slug, so a sort
    * with its tie-break walks the index), the default_sort field in its default direction, and
    * each unique field as findByValue compares it. Indexes made for an earlier version of
-   * the schema are dropped. Idempotent: an unchanged schema costs one catalogue lookup.
+   * the schema are dropped. Idempotent: an unchanged schema costs one catalogue lookup. A change
+   * is built in a worker thread (sqlite-index-build.ts): reads go on meanwhile, writes wait.
    */
   async prepareCollection (schema: ResolvedSchema): Promise<void> {
     const collection = schema.name
     if (!isCollectionName(collection)) return
-    const db = this.database
-    const wanted = new Map<string, string>()
-    const add = (field: FieldRef, direction: 'ASC' | 'DESC'): void => {
-      const key = indexKeySql(field.path, field.kind)
-      if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) return
-      const columns = `environment, locale, ${key} ${direction}, slug`
-      const name = indexName(collection, columns)
-      wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
-    }
-    const sort = defaultSortKey(schema)
-    if (sort !== null && !sort.field.system && !sort.field.array) add(sort.field, sort.direction === 'desc' ? 'DESC' : 'ASC')
-    // An index walked backwards yields equal keys in descending slug order, which SQLite then
-    // re-sorts (the slug tie-break is ascending either way): each field gets the direction lists
-    // usually want, newest or largest first for dates and numbers, A to Z for text.
-    const scalars = indexableFieldRefs(schema)
-    const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
-    // Any direction serves findByValue's equality; a unique date field is looked up as text.
-    for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'ASC')
-    for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'DESC' : 'ASC')
+    const wanted = wantedIndexes(schema)
+    const run = this.builds.then(async () => { await this.applyIndexes(collection, wanted) })
+    this.builds = run.catch(() => {})
+    await run
+  }
 
-    const existing = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND substr(name, 1, ?) = ?")
+  /** The `ix:<collection>:` indexes that exist. */
+  private existingIndexes (collection: string): string[] {
+    return this.database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND substr(name, 1, ?) = ?")
       .pluck().all(collection.length + 4, `ix:${collection}:`) as string[]
+  }
+
+  /** Makes the collection's indexes those of `wanted` (name → CREATE INDEX), in a worker when anything changes. */
+  private async applyIndexes (collection: string, wanted: Map<string, string>): Promise<void> {
+    const existing = this.existingIndexes(collection)
     const changed = existing.some(name => !wanted.has(name)) || [...wanted.keys()].some(name => !existing.includes(name))
-    this.indexes.set(collection, new Set(wanted.keys()))
-    if (!changed) return
+    if (!changed) {
+      this.indexes.set(collection, new Set(wanted.keys()))
+      return
+    }
+    const drop = existing.filter(name => !wanted.has(name))
+    const create = [...wanted.values()]
     const started = Date.now()
-    db.transaction(() => {
-      for (const name of existing) if (!wanted.has(name)) db.exec(`DROP INDEX IF EXISTS "${name}"`)
-      for (const sql of wanted.values()) db.exec(sql)
-    })()
-    // Statistics let the planner choose between a filter's index and the sort's; plans are made
-    // against the indexes that exist, so the prepared statements go.
-    if (this.analyzedRows > 0) analyze(db, 'entries')
+    const rows = this.database.prepare('SELECT count(*) FROM entries').pluck().get() as number
+    if (rows < WORKER_BUILD_ROWS && this.analyzedRows === 0) {
+      // A small table: built at once (a few ms), cheaper than starting a thread.
+      const db = this.database
+      db.transaction(() => {
+        for (const name of drop) db.exec(`DROP INDEX IF EXISTS "${name}"`)
+        for (const sql of create) db.exec(sql)
+      })()
+      this.indexesBuilt(collection, wanted, started)
+      return
+    }
+    // While it builds, INDEXED BY may name only indexes that exist before and after.
+    this.indexes.set(collection, new Set(existing.filter(name => wanted.has(name))))
+    this.building++
+    try {
+      // Statistics let the planner choose between a filter's index and the sort's.
+      await buildIndexes({ file: this.file, drop, create, analyze: this.analyzedRows > 0, busyTimeoutMs: BUILD_BUSY_TIMEOUT_MS })
+    } catch (err) {
+      // Rolled back: the indexes are those of before.
+      this.indexes.set(collection, new Set(existing))
+      throw err
+    } finally {
+      this.building--
+      if (this.building === 0 && this.queue.length > 0) this.flushTimer ??= setImmediate(() => { this.flush() })
+    }
+    this.indexesBuilt(collection, wanted, started)
+  }
+
+  private indexesBuilt (collection: string, wanted: Map<string, string>, started: number): void {
+    this.indexes.set(collection, new Set(wanted.keys()))
+    // Plans are made against the indexes that exist, so the prepared statements go.
     this.statements.clear()
     this.log.info({ collection, indexes: wanted.size, ms: Date.now() - started }, 'collection indexes prepared')
   }
@@ -460,6 +504,11 @@ export class SqliteStore implements ContentStore {
 
   revision (scope: Scope, collection: string): number {
     return this.revisions.get(bucketKey(scope.environment, collection, localeKey(scope))) ?? this.openRevision
+  }
+
+  async contentFingerprint (): Promise<string> {
+    // Every write through the store takes a seq; other tools must not write the database.
+    return `sqlite:${await this.openChangeLog().latestSeq()}`
   }
 
   async findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): Promise<string | null> {
@@ -667,6 +716,8 @@ export class SqliteStore implements ContentStore {
   /** Commits every queued write in one transaction, then settles each promise. */
   private flush (): void {
     this.flushTimer = null
+    // An index build holds the write lock: the queue waits for its end (buildIndexes), not the event loop.
+    if (this.building > 0) return
     const batch = this.queue
     this.queue = []
     if (batch.length === 0) return
@@ -771,16 +822,28 @@ export class SqliteStore implements ContentStore {
   }
 }
 
-/**
- * ANALYZE, keeping the per-index averages (sqlite_stat1) only. The value samples of
- * sqlite_stat4 make SQLite re-plan a statement each time a parameter compared with an indexed
- * column is bound anew, which costs more than the lookup itself; list plans are chosen here.
- */
-function analyze (db: SqliteDatabase, table: string | null): void {
-  db.exec(table === null ? 'ANALYZE' : `ANALYZE ${table}`)
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat4'").get() !== undefined) {
-    db.exec("DELETE FROM sqlite_stat4 WHERE tbl = 'entries'; ANALYZE sqlite_schema")
+/** The expression indexes a collection's schema asks for: name → CREATE INDEX statement (SqliteStore.prepareCollection). */
+function wantedIndexes (schema: ResolvedSchema): Map<string, string> {
+  const collection = schema.name
+  const wanted = new Map<string, string>()
+  const add = (field: FieldRef, direction: 'ASC' | 'DESC'): void => {
+    const key = indexKeySql(field.path, field.kind)
+    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) return
+    const columns = `environment, locale, ${key} ${direction}, slug`
+    const name = indexName(collection, columns)
+    wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
   }
+  const sort = defaultSortKey(schema)
+  if (sort !== null && !sort.field.system && !sort.field.array) add(sort.field, sort.direction === 'desc' ? 'DESC' : 'ASC')
+  // An index walked backwards yields equal keys in descending slug order, which SQLite then
+  // re-sorts (the slug tie-break is ascending either way): each field gets the direction lists
+  // usually want, newest or largest first for dates and numbers, A to Z for text.
+  const scalars = indexableFieldRefs(schema)
+  const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
+  // Any direction serves findByValue's equality; a unique date field is looked up as text.
+  for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'ASC')
+  for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'DESC' : 'ASC')
+  return wanted
 }
 
 function bucketKey (environment: string, collection: string, locale: string): string {
