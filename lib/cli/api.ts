@@ -20,7 +20,8 @@ export class ApiError extends Error {
   }
 }
 
-function messageOf (reply: Reply): string {
+/** The message of an error answer's envelope (and its `errors`), or its status. */
+export function replyMessage (reply: Reply): string {
   try {
     const body = JSON.parse(reply.body.toString('utf8')) as { message?: unknown, errors?: unknown }
     const errors = Array.isArray(body.errors) ? `: ${body.errors.join('; ')}` : ''
@@ -43,7 +44,7 @@ export class Api {
   /** GET of a JSON body; a non-2xx answer throws an ApiError with the envelope's message. */
   async get<T> (url: string): Promise<T> {
     const reply = await this.transport.request('GET', url)
-    if (reply.status >= 300) throw new ApiError(reply.status, `GET ${url}: ${messageOf(reply)}`)
+    if (reply.status >= 300) throw new ApiError(reply.status, `GET ${url}: ${replyMessage(reply)}`)
     return JSON.parse(reply.body.toString('utf8')) as T
   }
 
@@ -57,7 +58,6 @@ export class Api {
     }
   }
 
-  static messageOf = messageOf
 }
 
 /** The query string of a scope: `_locale` and `_environment` when set. */

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FieldDefinition } from '../../types/schema.js'
-import { Api, scopeQuery } from './api.js'
+import { Api, replyMessage, scopeQuery } from './api.js'
 import { localeDir, type Manifest } from './export.js'
 import type { Progress } from './progress.js'
 
@@ -66,7 +66,7 @@ export async function importSchemasOverApi (api: Api, schemas: Map<string, Recor
     if (dryRun) { report.schemas.push(name); continue }
     const reply = await api.request('POST', '/api/schemas', schema)
     if (reply.status === 201) report.schemas.push(name)
-    else report.problems.push(`schema ${name}: ${Api.messageOf(reply)}`)
+    else report.problems.push(`schema ${name}: ${replyMessage(reply)}`)
   }
 }
 
@@ -95,7 +95,7 @@ async function importEntry (api: Api, p: Pending, dryRun: boolean): Promise<'cre
   const listUrl = `/api/content/${p.collection}${query === '' ? '' : `?${query}`}`
   const reply = create ? await api.request('POST', listUrl, p.body) : await api.request('PUT', url, p.body)
   if (reply.status === 200 || reply.status === 201) return create ? 'created' : 'updated'
-  return `${p.collection}/${localeDir(p.locale)}/${p.slug}: ${reply.status} ${Api.messageOf(reply)}`
+  return `${p.collection}/${localeDir(p.locale)}/${p.slug}: ${reply.status} ${replyMessage(reply)}`
 }
 
 async function pendingEntries (dir: string, manifest: Manifest, order: string[]): Promise<Pending[]> {
