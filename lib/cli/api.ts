@@ -57,7 +57,6 @@ export class Api {
       if (page >= body.pages) return
     }
   }
-
 }
 
 /** The query string of a scope: `_locale` and `_environment` when set. */
