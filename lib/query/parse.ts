@@ -12,6 +12,7 @@
 // common content parameters (`_resolve`, `_locale`, `_environment`) and any listed in
 // `options.ignore`. Other names are field filters.
 import { badRequest } from '../errors.js'
+import { closestName } from './names.js'
 import { instant } from './values.js'
 import { FILTER_OPS, type FieldRef, type Filter, type FilterOp, type ListQuery, type Scalar, type SortKey, type ValueKind } from '../../types/query.js'
 import type { FieldDefinition, ResolvedSchema } from '../../types/schema.js'
@@ -192,13 +193,11 @@ function resolveField (schema: ResolvedSchema, name: string, parameter: string):
     if (free) continue
     const found: FieldDefinition | undefined = fields !== undefined && Object.hasOwn(fields, segment) ? fields[segment] : undefined
     if (found === undefined) {
-      if (schema.strict && fields !== undefined) {
-        throw badRequest(`Parameter '${parameter}': '${name}' is not a field of this collection.`)
-      }
-      // A non-strict schema: any path, compared as text.
-      definition = undefined
-      free = true
-      continue
+      // Contract §4: an undeclared name is a 400 whatever `strict` says, so a typo fails loudly.
+      const prefix = path.slice(0, i).join('.')
+      const declared = Object.keys(fields ?? {}).map(key => (prefix === '' ? key : `${prefix}.${key}`))
+      const known = prefix === '' ? [...declared, ...Object.keys(SYSTEM_FIELDS), ...LIST_PARAMETERS, ...COMMON_PARAMETERS] : declared
+      throw badRequest(`Parameter '${parameter}': '${name}' is not a field of this collection.${suggestion(path.slice(0, i + 1).join('.'), known)}`)
     }
     definition = found
     const last = i === path.length - 1
@@ -265,6 +264,12 @@ function isStructured (definition: FieldDefinition | undefined): boolean {
   return false
 }
 
+/** The message's hint: ` Did you mean '<closest>'?`, or nothing when no known name is close. */
+function suggestion (name: string, known: readonly string[]): string {
+  const closest = closestName(name, known.filter(k => k !== '_'))
+  return closest === null ? '' : ` Did you mean '${closest}'?`
+}
+
 function isSystemName (name: string): boolean {
   return Object.hasOwn(SYSTEM_FIELDS, name) || name === '_status'
 }
@@ -312,7 +317,8 @@ function filtersOf (schema: ResolvedSchema, key: string, value: unknown): Filter
     op = candidate as FilterOp
   }
   if (name.startsWith('_') && !isSystemName(name) && !Object.hasOwn(schema.fields, name.split('.')[0] as string)) {
-    throw badRequest(`Unknown parameter '${key}'.`)
+    const known = [...Object.keys(schema.fields), ...Object.keys(SYSTEM_FIELDS), ...LIST_PARAMETERS, ...COMMON_PARAMETERS]
+    throw badRequest(`Unknown parameter '${key}'.${suggestion(name, known)}`)
   }
   const { ref, definition } = resolveField(schema, name, key)
   if (isStructured(definition)) throw badRequest(`Parameter '${key}': '${name}' is an object field and cannot be filtered on.`)

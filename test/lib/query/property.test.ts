@@ -29,7 +29,9 @@ const schemaFor = (name: string): ResolvedSchema => ({
     tags: { field_type: 'multiselect', options: ['x'] },
     nums: { field_type: 'array', items: { field_type: 'number' } },
     obj: { field_type: 'object', fields: { x: { field_type: 'string' }, y: { field_type: 'number' } } },
-    j: { field_type: 'json' }
+    j: { field_type: 'json' },
+    // Declared (an undeclared name is a 400, contract §4) but held by no entry in that type always.
+    zz: { field_type: 'string' }
   },
   default_sort: null,
   default_order: null

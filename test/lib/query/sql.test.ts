@@ -13,7 +13,14 @@ const loose: ResolvedSchema = {
   reusable: false,
   strict: false,
   extends: null,
-  fields: { title: { field_type: 'string' }, views: { field_type: 'integer' }, tags: { field_type: 'multiselect', options: ['a'] } }
+  fields: {
+    title: { field_type: 'string' },
+    views: { field_type: 'integer' },
+    tags: { field_type: 'multiselect', options: ['a'] },
+    // Names of any shape, declared (an undeclared name is a 400, contract §4): they reach the SQL as bound paths.
+    ...Object.fromEntries(["it's", 'a"b', 'a b', "x') OR 1=1 --", 'ünï', '0'].map(name => [name, { field_type: 'string' as const }])),
+    nested: { field_type: 'object', fields: { 'k"': { field_type: 'string' } } }
+  }
 }
 const sqlOf = (raw: Record<string, unknown>): { sql: string, params: unknown[] } => {
   const query = parseListQuery(raw, loose, { seesDrafts: true })
