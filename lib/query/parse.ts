@@ -12,6 +12,7 @@
 // common content parameters (`_resolve`, `_locale`, `_environment`) and any listed in
 // `options.ignore`. Other names are field filters.
 import { badRequest } from '../errors.js'
+import { decodeAfter, queryFingerprint } from './keyset.js'
 import { closestName } from './names.js'
 import { instant } from './values.js'
 import { FILTER_OPS, type FieldRef, type Filter, type FilterOp, type ListQuery, type Scalar, type SortKey, type ValueKind } from '../../types/query.js'
@@ -22,6 +23,8 @@ export interface ParseOptions {
   seesDrafts: boolean
   /** More `_`-prefixed parameters that belong to someone else and are ignored here. */
   ignore?: readonly string[]
+  /** What a keyset cursor (`_after`) is bound to besides the query: the list's scope and collection (keyset.ts). */
+  cursorContext?: string
 }
 
 export const DEFAULT_PER_PAGE = 20
@@ -30,7 +33,7 @@ export const MAX_PER_PAGE = 1000
 export const MAX_PAGE = 1_000_000
 
 /** Parameters of the list endpoint that are not filters. */
-export const LIST_PARAMETERS = ['_page', '_per_page', '_sort', '_order', '_status', '_q', '_fields'] as const
+export const LIST_PARAMETERS = ['_page', '_per_page', '_sort', '_order', '_status', '_q', '_fields', '_after'] as const
 /** Common content parameters read by others (interface.md "Endpoints"). */
 export const COMMON_PARAMETERS = ['_resolve', '_locale', '_environment', '_'] as const
 
@@ -58,9 +61,12 @@ export function parseListQuery (raw: Record<string, unknown>, schema: ResolvedSc
     status: options.seesDrafts ? 'all' : 'published',
     q: null,
     fields: null,
-    filters: []
+    filters: [],
+    after: null
   }
   let sortItems: string[] | null = null
+  let after: string | null = null
+  let paged = false
   let order: 'asc' | 'desc' = 'asc'
 
   for (const key of Object.keys(raw)) {
@@ -69,6 +75,10 @@ export function parseListQuery (raw: Record<string, unknown>, schema: ResolvedSc
     switch (key) {
       case '_page':
         query.page = pageParameter(value)
+        paged = true
+        break
+      case '_after':
+        after = single(key, value)
         break
       case '_per_page':
         query.perPage = perPageParameter(value)
@@ -115,6 +125,10 @@ export function parseListQuery (raw: Record<string, unknown>, schema: ResolvedSc
   } else if (typeof schema.default_sort === 'string' && schema.default_sort.trim() !== '') {
     const fallback = defaultSort(schema, schema.default_sort.trim(), schema.default_order ?? 'desc')
     if (fallback !== null) query.sort = [fallback]
+  }
+  if (after !== null) {
+    if (paged) throw badRequest('Parameters \'_after\' and \'_page\' cannot be used together (contract §4).')
+    query.after = decodeAfter(after, queryFingerprint(options.cursorContext ?? '', query), query.sort)
   }
   return query
 }

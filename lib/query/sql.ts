@@ -6,7 +6,7 @@
 // each segment is a plain identifier (the form of schema field names, so expression indexes
 // match); any other path is bound as a parameter, each segment quoted as a JSON string.
 import { fold, prefixUpperBound } from './values.js'
-import type { FieldRef, Filter, ListQuery, Scalar, SortKey, ValueKind } from '../../types/query.js'
+import type { FieldRef, Filter, KeysetPosition, ListQuery, Scalar, SortKey, ValueKind } from '../../types/query.js'
 
 /** Parameters collected in the order their `?` appear in the SQL text. */
 export type Params = unknown[]
@@ -187,4 +187,51 @@ export function orderSql (sort: readonly SortKey[], params: Params): string {
   const terms = sort.map(key => `${keySql(key.field, params)} ${key.direction === 'desc' ? 'DESC' : 'ASC'}`)
   terms.push('slug ASC')
   return terms.join(', ')
+}
+
+/**
+ * The condition "after `position` in the order of `sort`, then slug" (keyset paging, contract §10),
+ * in the order's own NULL rule (no value first ascending, last descending). Key by key: an
+ * ascending key with a value is written `K >= ? AND (K > ? OR <rest>)`, so the leading range can
+ * start an index walk at the position instead of at the top; only standard SQL operators, so the
+ * same text serves every dialect.
+ */
+export function afterSql (sort: readonly SortKey[], position: KeysetPosition, params: Params): string {
+  return afterFrom(0, sort, position, params)
+}
+
+function afterFrom (i: number, sort: readonly SortKey[], position: KeysetPosition, params: Params): string {
+  const key = sort[i]
+  if (key === undefined) {
+    params.push(position.slug)
+    return 'slug > ?'
+  }
+  const value = position.keys[i] ?? null
+  const k = (): string => keySql(key.field, params)
+  if (key.direction === 'asc') {
+    if (value === null) {
+      const first = k()
+      return `(${first} IS NOT NULL OR ${afterFrom(i + 1, sort, position, params)})`
+    }
+    const low = k()
+    params.push(bindKey(key.field, value))
+    const high = k()
+    params.push(bindKey(key.field, value))
+    return `(${low} >= ? AND (${high} > ? OR ${afterFrom(i + 1, sort, position, params)}))`
+  }
+  if (value === null) {
+    const first = k()
+    return `(${first} IS NULL AND ${afterFrom(i + 1, sort, position, params)})`
+  }
+  const below = k()
+  params.push(bindKey(key.field, value))
+  const missing = k()
+  const equal = k()
+  params.push(bindKey(key.field, value))
+  return `(${below} < ? OR ${missing} IS NULL OR (${equal} = ? AND ${afterFrom(i + 1, sort, position, params)}))`
+}
+
+/** A position's key as bound: the timestamp columns hold ISO text, whose order is the instants'. */
+function bindKey (field: FieldRef, value: number | string): unknown {
+  return field.system && field.kind === 'date' ? new Date(value as number).toISOString() : value
 }

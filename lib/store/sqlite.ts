@@ -27,7 +27,7 @@ import path from 'node:path'
 import Database, { type Database as SqliteDatabase, type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
 import { CmsError } from '../errors.js'
-import { INSTANT_FUNCTION, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
+import { INSTANT_FUNCTION, afterSql, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
 import { instant, searchText } from '../query/values.js'
 import {
   CollectionCache, checkUniqueHolders, conditionsKey, defaultSortKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
@@ -37,7 +37,7 @@ import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names
 import { entryChange, storeChangeLogOptions, type ChangeLogOptions } from './changes/common.js'
 import { SqliteChangeLog } from './changes/sqlite.js'
 import type { ChangeLog } from '../../types/changes.js'
-import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
+import type { FieldRef, KeysetPosition, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
@@ -493,14 +493,15 @@ export class SqliteStore implements ContentStore {
     const offset = (query.page - 1) * query.perPage
     let state = this.results.get(collection, resultKey)
     // A materialized query needs no SQL at all.
-    if (state?.ids != null) return { items: this.entriesById(state.ids.subarray(offset, offset + query.perPage)), total: state.ids.length }
+    if (state?.ids != null && query.after === null) return { items: this.entriesById(state.ids.subarray(offset, offset + query.perPage)), total: state.ids.length }
 
     const params: Params = [scope.environment, locale]
     const conditions = conditionsSql(query, params)
     const where = [`environment = ? AND collection = '${collection}' AND locale = ?`, ...conditions].join(' AND ')
     const counted = this.count(collection, `${bucket}\u0000${conditionsText}`, where, params)
     const total = counted.count
-    if (offset >= total) return { items: [], total }
+    if (offset >= total) return { items: [], total, more: false }
+    if (query.after !== null) return this.listAfter(collection, query, { where, params, conditions: conditions.length, bucket: [scope.environment, locale], total })
 
     const orderParams: Params = []
     const order = orderSql(query.sort, orderParams)
@@ -530,6 +531,34 @@ export class SqliteStore implements ContentStore {
     const items = this.entriesById(ids)
     state.spent += performance.now() - started
     return { items, total }
+  }
+
+  /**
+   * A keyset page (contract §10): the matches after the position, walking the sort's index from
+   * there when that is the cheaper plan (as list decides for page 1), so a page deep in the walk
+   * costs what the first did. One more row than the page tells whether more follow.
+   */
+  private listAfter (
+    collection: string, query: ListQuery,
+    match: { where: string, params: Params, conditions: number, bucket: [string, string], total: number }
+  ): ListResult {
+    const position = query.after as KeysetPosition
+    const afterParams: Params = []
+    const after = afterSql(query.sort, position, afterParams)
+    const orderParams: Params = []
+    const order = orderSql(query.sort, orderParams)
+    let hint = ''
+    const rows = match.conditions === 0
+      ? match.total
+      : this.count(collection, match.bucket.join('\u0000'), `environment = ? AND collection = '${collection}' AND locale = ?`, match.bucket).count
+    if (query.perPage * rows < match.total * match.total) {
+      const index = this.sortIndex(collection, query.sort)
+      if (index !== null) hint = ` INDEXED BY "${index}"`
+    }
+    const ids = this.statement(`SELECT id FROM entries${hint} WHERE ${match.where} AND ${after} ORDER BY ${order} LIMIT ?`).pluck()
+      .all(...match.params, ...afterParams, ...orderParams, query.perPage + 1) as number[]
+    const more = ids.length > query.perPage
+    return { items: this.entriesById(more ? ids.slice(0, query.perPage) : ids), total: match.total, more }
   }
 
   /** A count, cached until the next write to the collection, with what computing it cost. */

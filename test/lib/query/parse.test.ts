@@ -53,7 +53,7 @@ function bad (t: Test, raw: Record<string, unknown>, mentions: string | RegExp, 
 }
 
 t.test('defaults', async t => {
-  t.same(parse({}), { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [] })
+  t.same(parse({}), { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [], after: null })
   t.equal(parse({}, strict, anonymous).status, 'published')
 })
 
