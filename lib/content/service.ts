@@ -298,6 +298,11 @@ export class ContentService {
     return this.renderer.render(json, key !== null && entry.status === 'published' ? { key, tags, since } : null)
   }
 
+  /** An entry's body exactly as the single-entry GET answers it without `_resolve` (what /api/sync's upserts carry). */
+  entryJson (model: CollectionModel, entry: StoredEntry): string {
+    return this.renderer.viewJson(model, entry)
+  }
+
   /**
    * The cached answer of a list GET, or undefined; what `list` would answer from the cache.
    * Routes ask it first thing (content.cachedReply), before the query is validated, so a hit
