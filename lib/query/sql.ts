@@ -189,17 +189,48 @@ export function orderSql (sort: readonly SortKey[], params: Params): string {
   return terms.join(', ')
 }
 
-/**
- * The condition "after `position` in the order of `sort`, then slug" (keyset paging, contract §10),
- * in the order's own NULL rule (no value first ascending, last descending). Key by key: an
- * ascending key with a value is written `K >= ? AND (K > ? OR <rest>)`, so the leading range can
- * start an index walk at the position instead of at the top; only standard SQL operators, so the
- * same text serves every dialect.
- */
-export function afterSql (sort: readonly SortKey[], position: KeysetPosition, params: Params): string {
-  return afterFrom(0, sort, position, params)
+/** A condition with its own parameters. */
+export interface Segment {
+  sql: string
+  params: Params
 }
 
+/**
+ * "After `position` in the order of `sort`, then slug" (keyset paging, contract §10), as one to
+ * two conditions whose matches, each in the query's order, follow one another: read the first,
+ * then the next while the page is not full. Each one bounds the first sort key by a range (or
+ * IS NULL), so an index walk starts at the position rather than at the top, and a page deep in
+ * a walk costs what the first did. No value sorts first ascending and last descending, so a
+ * descending walk reaches the entries without a value last, in a segment of their own. Only
+ * standard SQL operators: the same text serves every dialect.
+ */
+export function afterSegments (sort: readonly SortKey[], position: KeysetPosition): Segment[] {
+  const first = sort[0]
+  const segment = (build: (params: Params) => string): Segment => {
+    const params: Params = []
+    return { sql: build(params), params }
+  }
+  if (first === undefined) return [segment(params => afterFrom(0, sort, position, params))]
+  const k = (params: Params): string => keySql(first.field, params)
+  const rest = (params: Params): string => afterFrom(1, sort, position, params)
+  const value = position.keys[0] ?? null
+  if (value === null) {
+    const tied = segment(params => `${k(params)} IS NULL AND ${rest(params)}`)
+    return first.direction === 'asc' ? [tied, segment(params => `${k(params)} IS NOT NULL`)] : [tied]
+  }
+  const bound = bindKey(first.field, value)
+  const [edge, beyond] = first.direction === 'asc' ? ['>=', '>'] : ['<=', '<']
+  const ranged = segment(params => {
+    const outer = k(params)
+    params.push(bound)
+    const inner = k(params)
+    params.push(bound)
+    return `${outer} ${edge} ? AND (${inner} ${beyond} ? OR ${rest(params)})`
+  })
+  return first.direction === 'asc' ? [ranged] : [ranged, segment(params => `${k(params)} IS NULL`)]
+}
+
+/** The OR form of "after the position" from sort key `i` on, for the keys a segment's range leaves tied. */
 function afterFrom (i: number, sort: readonly SortKey[], position: KeysetPosition, params: Params): string {
   const key = sort[i]
   if (key === undefined) {

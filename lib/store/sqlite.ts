@@ -27,7 +27,7 @@ import path from 'node:path'
 import Database, { type Database as SqliteDatabase, type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
 import { CmsError } from '../errors.js'
-import { INSTANT_FUNCTION, afterSql, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
+import { INSTANT_FUNCTION, afterSegments, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
 import { instant, searchText } from '../query/values.js'
 import {
   CollectionCache, checkUniqueHolders, conditionsKey, defaultSortKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
@@ -534,17 +534,15 @@ export class SqliteStore implements ContentStore {
   }
 
   /**
-   * A keyset page (contract §10): the matches after the position, walking the sort's index from
-   * there when that is the cheaper plan (as list decides for page 1), so a page deep in the walk
-   * costs what the first did. One more row than the page tells whether more follow.
+   * A keyset page (contract §10): the matches after the position, segment by segment (sql.ts
+   * `afterSegments`), walking the sort's index from the position when that is the cheaper plan
+   * (as list decides for page 1), so a page deep in a walk costs what the first did. One more
+   * row than the page tells whether more follow.
    */
   private listAfter (
     collection: string, query: ListQuery,
     match: { where: string, params: Params, conditions: number, bucket: [string, string], total: number }
   ): ListResult {
-    const position = query.after as KeysetPosition
-    const afterParams: Params = []
-    const after = afterSql(query.sort, position, afterParams)
     const orderParams: Params = []
     const order = orderSql(query.sort, orderParams)
     let hint = ''
@@ -555,8 +553,13 @@ export class SqliteStore implements ContentStore {
       const index = this.sortIndex(collection, query.sort)
       if (index !== null) hint = ` INDEXED BY "${index}"`
     }
-    const ids = this.statement(`SELECT id FROM entries${hint} WHERE ${match.where} AND ${after} ORDER BY ${order} LIMIT ?`).pluck()
-      .all(...match.params, ...afterParams, ...orderParams, query.perPage + 1) as number[]
+    const ids: number[] = []
+    for (const segment of afterSegments(query.sort, query.after as KeysetPosition)) {
+      const wanted = query.perPage + 1 - ids.length
+      if (wanted <= 0) break
+      ids.push(...this.statement(`SELECT id FROM entries${hint} WHERE ${match.where} AND ${segment.sql} ORDER BY ${order} LIMIT ?`).pluck()
+        .all(...match.params, ...segment.params, ...orderParams, wanted) as number[])
+    }
     const more = ids.length > query.perPage
     return { items: this.entriesById(more ? ids.slice(0, query.perPage) : ids), total: match.total, more }
   }
