@@ -198,6 +198,19 @@ eachStore(t, async (t, _store, env: Env) => {
     t.ok(anonymousAll.items.every(i => i.entry?._status === 'published'), 'without a key, always published')
   })
 
+  t.test('only current collections are announced: not a deleted schema\'s entries', async t => {
+    const { app } = await buildWithSchemas(t, keys)
+    await seed(t, app, 2)
+    const { cursor } = await get(t, app, 'initial=true', admin)
+    await write(t, app, 'PATCH', '/api/content/authors/ann', { name: 'Anne' })
+    await write(t, app, 'PATCH', '/api/content/posts/p1', { title: 'Edited' })
+    const res = await app.inject({ method: 'DELETE', url: '/api/schemas/authors', headers: admin })
+    t.equal(res.statusCode, 204, 'the schema is deleted', { body: res.body })
+    t.same((await get(t, app, `cursor=${cursor}`, admin)).items.map(i => i.slug), ['p1'], 'incremental: the deleted schema\'s change is left out')
+    t.same((await get(t, app, 'initial=true', admin)).items.map(i => i.collection), ['posts', 'posts'], 'initial: only current collections')
+    assertError(t, await app.inject({ url: '/api/sync?initial=true&collections=authors', headers: admin }), 400, 'BAD_REQUEST')
+  })
+
   t.test('the log and the cursors survive a restart', async t => {
     const { app, dataDir } = await buildWithSchemas(t, keys, { keepOpen: true })
     await seed(t, app)
