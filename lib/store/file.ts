@@ -424,7 +424,7 @@ export class FileStore implements ContentStore {
    */
   async list (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     const bucket = this.existingBucket(scope, collection)
-    if (bucket === undefined) return { items: [], total: 0, more: false }
+    if (bucket === undefined) return { items: [], total: 0 }
     if (query.after !== null) return this.listAfter(bucket, query, query.after)
     const countKey = conditionsKey(query)
     const known = bucket.counts.get(countKey)

@@ -500,7 +500,7 @@ export class SqliteStore implements ContentStore {
     const where = [`environment = ? AND collection = '${collection}' AND locale = ?`, ...conditions].join(' AND ')
     const counted = this.count(collection, `${bucket}\u0000${conditionsText}`, where, params)
     const total = counted.count
-    if (offset >= total) return { items: [], total, more: false }
+    if (offset >= total) return { items: [], total }
     if (query.after !== null) return this.listAfter(collection, query, { where, params, conditions: conditions.length, bucket: [scope.environment, locale], total })
 
     const orderParams: Params = []
