@@ -700,11 +700,6 @@ async function walkPages (first: string, nextUrl: (body: Record<string, unknown>
   return { measure, seconds, times, last }
 }
 
-function medianOf (values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[sorted.length >> 1] ?? 0
-}
-
 /**
  * Sync and keyset paging (issue 24), on the SQLite list collection (--list-entries), cache off:
  * an initial sync in answers of 1000 (pages/s, beside the pull rows); an incremental sync
@@ -765,7 +760,7 @@ async function incrementalRow (server: Running, name: string, cursor: string): P
     rounds: paired.rounds,
     target: 'CPU <= 2x page of 100',
     pass: paired.lectern.errors === 0 && paired.cpuRatio !== null && paired.cpuRatio >= 0.5,
-    note: `base/s: an uncached page of 100; cpu%: its server CPU per request over the sync answer's (${medianOf(paired.rounds.map(r => r.server_cpu_us.lectern ?? 0))} µs against ${medianOf(paired.rounds.map(r => r.server_cpu_us.baseline ?? 0))} µs)`
+    note: `base/s: an uncached page of 100; cpu%: its server CPU per request over the sync answer's (${median(paired.rounds.map(r => r.server_cpu_us.lectern ?? 0))} µs against ${median(paired.rounds.map(r => r.server_cpu_us.baseline ?? 0))} µs)`
   }
   rows.push(row)
   printRow(row)
@@ -784,8 +779,8 @@ async function keysetRow (server: Running, name: string, entries: number): Promi
   const lastRequest: CannonRequest = { method: 'GET', path: `/api/content/bench_post?_per_page=100&_after=${encodeURIComponent(beforeLast.next)}` }
   const target = { url: server.url, pid: server.child.pid }
   const paired = await measurePair(target, lastRequest, target, firstRequest)
-  const head = medianOf(walk.times.slice(1, 11))
-  const tail = medianOf(walk.times.slice(-10))
+  const head = median(walk.times.slice(1, 11))
+  const tail = median(walk.times.slice(-10))
   const row: Row = {
     name,
     store: 'sqlite',
