@@ -8,9 +8,10 @@
 // the N per-round ratios), --connections N (default 50),
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
-// --only create,get,list,resolve,pull,export,transform,admin, --stores sqlite,file (`--only pull` runs the
-// full pull alone: it creates the SQLite collection's --list-entries itself when no earlier phase did;
-// `export` likewise, then times `lectern export --data-dir` of it),
+// --only create,get,list,resolve,pull,sync,export,transform,admin, --stores sqlite,file (`--only pull` runs the
+// full pull alone, `--only sync` the sync and keyset rows alone, `--only export` the timed
+// `lectern export --data-dir`: each creates the SQLite collection's --list-entries itself when no
+// earlier phase did),
 // --rows <regular expression> (only the rows whose name it matches; the phases still set up their data).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -34,7 +35,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
-    only: { type: 'string', default: 'create,get,list,resolve,pull,export,transform,admin' },
+    only: { type: 'string', default: 'create,get,list,resolve,pull,sync,export,transform,admin' },
     stores: { type: 'string', default: 'sqlite,file' },
     rows: { type: 'string', default: '' }
   }
@@ -671,15 +672,8 @@ async function exportPhase (): Promise<void> {
   const entries = LIST_ENTRIES.sqlite
   const name = `export, ${entries} entries (lectern export --data-dir)`
   if (!wanted(name)) return
-  const server = await startLectern('sqlite', dataDir, { CMS_CACHE_MAX: '0' })
-  try {
-    const res = await fetch(`${server.url}/api/content/bench_post?_per_page=1`)
-    if (res.status === 404) await createSchemas(server)
-    const total = res.ok ? (await res.json() as { total: number }).total : 0
-    if (total < entries) await createEntries(server, total, entries)
-  } finally {
-    await server.stop()
-  }
+  // The data, then no server: the command opens the data dir itself.
+  await (await listCollectionServer(dataDir, entries)).stop()
   const out = path.join(scratch, 'export')
   const started = process.hrtime.bigint()
   const child = spawn(process.execPath, [path.resolve(here, '..', 'cli.js'), 'export', '--data-dir', dataDir, '--store', 'sqlite', '--out', out], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -698,6 +692,143 @@ async function exportPhase (): Promise<void> {
     target: 'peak RSS <= 300 MB',
     pass: code === 0 && peak !== null && peak <= 300,
     note: `entries/s in req/s; ${Math.round(seconds * 10) / 10} s; peak RSS ${String(peak)} MB`
+  }
+  rows.push(row)
+  printRow(row)
+}
+
+/** The SQLite list collection's data, made when no earlier phase made it; a server on it, cache off. */
+async function listCollectionServer (dataDir: string, entries: number): Promise<Running> {
+  let server = await startLectern('sqlite', dataDir, { CMS_CACHE_MAX: '0' })
+  const res = await fetch(`${server.url}/api/content/bench_post?_per_page=1`)
+  if (res.status === 404) await createSchemas(server)
+  const total = res.ok ? (await res.json() as { total: number }).total : 0
+  if (total < entries) {
+    await createEntries(server, total, entries)
+    // A fresh start, as the pull rows: no state left over from making the data.
+    await server.stop()
+    server = await startLectern('sqlite', dataDir, { CMS_CACHE_MAX: '0' })
+  }
+  return server
+}
+
+/** Requests one after another until `nextUrl` says the walk is over: each one's time (ms), bytes and errors. */
+async function walkPages (first: string, nextUrl: (body: Record<string, unknown>) => string | null): Promise<{ measure: Measure, seconds: number, times: number[], last: Record<string, unknown> }> {
+  const times: number[] = []
+  let bytes = 0
+  let errors = 0
+  let last: Record<string, unknown> = {}
+  const started = performance.now()
+  for (let url: string | null = first; url !== null;) {
+    const t0 = performance.now()
+    const res = await fetch(url)
+    const body = Buffer.from(await res.arrayBuffer())
+    times.push(performance.now() - t0)
+    bytes += body.length
+    if (!res.ok) { errors++; break }
+    last = JSON.parse(body.toString()) as Record<string, unknown>
+    url = nextUrl(last)
+  }
+  const seconds = (performance.now() - started) / 1000
+  const sorted = [...times].sort((a, b) => a - b)
+  const at = (q: number): number => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0)
+  const measure = { reqPerSec: Math.round(times.length / seconds * 10) / 10, p50: at(0.5), p99: at(0.99), bytes: Math.round(bytes / times.length), errors }
+  return { measure, seconds, times, last }
+}
+
+/**
+ * Sync and keyset paging (issue 24), on the SQLite list collection (--list-entries), cache off:
+ * an initial sync in answers of 1000 (pages/s, beside the pull rows); an incremental sync
+ * answering 100 changes in one request, whose server CPU per request is paired with an uncached
+ * page of 100's (target: at most twice); and a keyset walk with `_after` in pages of 100, whose
+ * page near the end is paired with the page after the first (target: no more CPU per page,
+ * within 10% for noise). The whole walk is also timed once, its first and last pages compared.
+ */
+async function syncPhase (): Promise<void> {
+  const entries = LIST_ENTRIES.sqlite
+  const names = {
+    initial: `initial sync, ${Math.ceil(entries / 1000)} answers of 1000`,
+    incremental: 'incremental sync, 100 changes, one request',
+    keyset: `keyset walk, pages of 100, last vs first (${entries} entries)`
+  }
+  if (!Object.values(names).some(wanted)) return
+  const server = await listCollectionServer(path.join(scratch, 'data-sqlite'), entries)
+  try {
+    const syncUrl = (body: Record<string, unknown>): string | null => body.more === true ? `${server.url}/api/sync?cursor=${encodeURIComponent(String(body.cursor))}&_per_page=1000` : null
+    const initial = await walkPages(`${server.url}/api/sync?initial=true&_per_page=1000`, syncUrl)
+    if (wanted(names.initial)) {
+      const row: Row = {
+        name: names.initial,
+        store: 'sqlite',
+        lectern: initial.measure,
+        baseline: null,
+        ratio: null,
+        target: 'pages/s, beside the pull rows',
+        pass: initial.measure.errors === 0,
+        note: `answers/s in req/s; ${initial.times.length} answers in ${initial.seconds.toFixed(1)} s`
+      }
+      rows.push(row)
+      printRow(row)
+    }
+    if (wanted(names.incremental)) await incrementalRow(server, names.incremental, String(initial.last.cursor))
+    if (wanted(names.keyset)) await keysetRow(server, names.keyset, entries)
+  } finally {
+    await server.stop()
+  }
+}
+
+/** 100 changes after `cursor`, then that cursor's answer (the same 100 items each time) paired with an uncached page of 100. */
+async function incrementalRow (server: Running, name: string, cursor: string): Promise<void> {
+  for (let i = 0; i < 100; i++) await api(server, 'PATCH', `/api/content/bench_post/entry-${i * 997}`, { title: `Changed ${i}` })
+  const syncRequest: CannonRequest = { method: 'GET', path: `/api/sync?cursor=${encodeURIComponent(cursor)}` }
+  const answer = await api(server, 'GET', syncRequest.path ?? '') as { items: unknown[], more: boolean }
+  if (answer.items.length !== 100 || answer.more) throw new Error(`${name}: ${answer.items.length} items, more ${String(answer.more)}`)
+  const pageRequest: CannonRequest = { method: 'GET', path: '/api/content/bench_post?_per_page=100&_page=7' }
+  const target = { url: server.url, pid: server.child.pid }
+  const paired = await measurePair(target, syncRequest, target, pageRequest)
+  const row: Row = {
+    name,
+    store: 'sqlite',
+    lectern: paired.lectern,
+    baseline: paired.baseline,
+    ratio: paired.ratio,
+    cpu_ratio: paired.cpuRatio,
+    rounds: paired.rounds,
+    target: 'CPU <= 2x page of 100',
+    pass: paired.lectern.errors === 0 && paired.cpuRatio !== null && paired.cpuRatio >= 0.5,
+    note: `base/s: an uncached page of 100; cpu%: its server CPU per request over the sync answer's (${median(paired.rounds.map(r => r.server_cpu_us.lectern ?? 0))} µs against ${median(paired.rounds.map(r => r.server_cpu_us.baseline ?? 0))} µs)`
+  }
+  rows.push(row)
+  printRow(row)
+}
+
+/** The page after the first and the last page of a keyset walk, paired; and the whole walk timed once. */
+async function keysetRow (server: Running, name: string, entries: number): Promise<void> {
+  const list = `${server.url}/api/content/bench_post?_per_page=100`
+  const nextUrl = (body: Record<string, unknown>): string | null => typeof body.next === 'string' ? `${list}&_after=${encodeURIComponent(body.next)}` : null
+  const walk = await walkPages(list, nextUrl)
+  const pages = Math.ceil(entries / 100)
+  // A numbered page's `next` is a cursor of the same query: the one before the last page gives the last.
+  const first = await api(server, 'GET', '/api/content/bench_post?_per_page=100') as { next: string }
+  const beforeLast = await api(server, 'GET', `/api/content/bench_post?_per_page=100&_page=${pages - 1}`) as { next: string }
+  const firstRequest: CannonRequest = { method: 'GET', path: `/api/content/bench_post?_per_page=100&_after=${encodeURIComponent(first.next)}` }
+  const lastRequest: CannonRequest = { method: 'GET', path: `/api/content/bench_post?_per_page=100&_after=${encodeURIComponent(beforeLast.next)}` }
+  const target = { url: server.url, pid: server.child.pid }
+  const paired = await measurePair(target, lastRequest, target, firstRequest)
+  const head = median(walk.times.slice(1, 11))
+  const tail = median(walk.times.slice(-10))
+  const row: Row = {
+    name,
+    store: 'sqlite',
+    lectern: paired.lectern,
+    baseline: paired.baseline,
+    ratio: paired.ratio,
+    cpu_ratio: paired.cpuRatio,
+    rounds: paired.rounds,
+    target: 'last page CPU <= first',
+    pass: walk.measure.errors === 0 && paired.lectern.errors === 0 && paired.cpuRatio !== null && paired.cpuRatio >= 0.9,
+    note: 'req/s: the last page; base/s: the page after the first; cpu%: the first\'s CPU per request over the last\'s. ' +
+      `The whole walk: ${walk.times.length} pages in ${walk.seconds.toFixed(1)} s, median ${head.toFixed(1)} ms over pages 2-11, ${tail.toFixed(1)} ms over the last 10`
   }
   rows.push(row)
   printRow(row)
@@ -801,6 +932,9 @@ async function main (): Promise<void> {
   }
   if (ONLY.has('export') && STORES.includes('sqlite')) {
     try { await exportPhase() } catch (err) { failures.push(`export: ${(err as Error).message}`) }
+  }
+  if (ONLY.has('sync') && STORES.includes('sqlite')) {
+    try { await syncPhase() } catch (err) { failures.push(`sync: ${(err as Error).message}`) }
   }
   if (ONLY.has('transform')) {
     try { await transformPhase() } catch (err) { failures.push(`transform: ${(err as Error).message}`) }

@@ -8,6 +8,7 @@ export const ERROR_KINDS = {
   NOT_FOUND: { statusCode: 404, error: 'Not Found' },
   METHOD_NOT_ALLOWED: { statusCode: 405, error: 'Method Not Allowed' },
   CONFLICT: { statusCode: 409, error: 'Conflict' },
+  CURSOR_EXPIRED: { statusCode: 410, error: 'Gone' },
   PRECONDITION_FAILED: { statusCode: 412, error: 'Precondition Failed' },
   PAYLOAD_TOO_LARGE: { statusCode: 413, error: 'Payload Too Large' },
   UNSUPPORTED_MEDIA_TYPE: { statusCode: 415, error: 'Unsupported Media Type' },

@@ -35,5 +35,13 @@ export function ListEnvelope<T extends TSchema> (item: T) {
   })
 }
 
-export const EntryList = ListEnvelope(Entry)
+/** A content list answer (contract §4): the envelope, with `page` null on a keyset page and `next` (§10). */
+export const EntryList = Type.Object({
+  items: Type.Array(Entry),
+  total: Type.Integer({ minimum: 0, description: 'Matching items across all pages' }),
+  page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The page number; null with `_after`' }),
+  per_page: Type.Integer({ minimum: 1, maximum: 1000 }),
+  pages: Type.Integer({ minimum: 0, description: 'ceil(total / per_page); 0 when nothing matches' }),
+  next: Type.Union([Type.String(), Type.Null()], { description: 'Opaque cursor of the page after this one, for `_after`; null on the last page' })
+})
 export type EntryList = Static<typeof EntryList>

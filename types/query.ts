@@ -48,4 +48,15 @@ export interface ListQuery {
   /** Fields to return (system fields always come back), or null for all. */
   fields: string[] | null
   filters: Filter[]
+  /** `_after` (contract §10): the page starts after this position of the sort order; null for `_page` paging. */
+  after: KeysetPosition | null
+}
+
+/**
+ * A position in a list's order: the sort keys of an entry (typed as lib/query/values.ts `typedKey`:
+ * numbers for number, boolean and date kinds, strings for text, null for no value), then its slug.
+ */
+export interface KeysetPosition {
+  keys: Array<number | string | null>
+  slug: string
 }

@@ -59,6 +59,8 @@ export interface EntryInput {
 export interface ListResult {
   items: StoredEntry[]
   total: number
+  /** Whether matches follow the page: given by keyset reads (`query.after`), which have no offset to count from. */
+  more?: boolean
 }
 
 /** What a create or update committed: the entry as stored, and its change's position in the log. */
@@ -98,7 +100,11 @@ export interface ContentStore {
    * `path`, or null: what a write's unique check would find, read ahead of the write.
    */
   findByValue: (scope: Scope, collection: string, path: string, value: unknown, excludeSlug: string | null) => Promise<string | null>
-  /** A page of entries matching the query, with the total. `query.fields` is not applied here. */
+  /**
+   * A page of entries matching the query, with the total. `query.fields` is not applied here.
+   * With `query.after` (keyset paging, contract §10): the first `perPage` matches after that
+   * position of the order, and `more`; `page` is ignored.
+   */
   list: (scope: Scope, collection: string, query: ListQuery) => Promise<ListResult>
   /** Every stored entry, in pages, for rebuilding derived indexes. */
   entries: () => AsyncIterable<StoredLocation>

@@ -25,9 +25,12 @@ export interface Rendered {
 /** The numbers of a list answer (contract §4), which follow its `items`. */
 export interface PageNumbers {
   total: number
-  page: number
+  /** null for a keyset page (`_after`, contract §10). */
+  page: number | null
   per_page: number
   pages: number
+  /** The keyset cursor of the page after this one, or null on the last page (contract §10): base64url text. */
+  next: string | null
 }
 
 /**
@@ -102,12 +105,12 @@ export class Renderer {
    */
   renderList (items: readonly JsonText[], page: PageNumbers, keep: KeepAs | null): Rendered {
     const head = '{"items":['
-    const tail = `],"total":${page.total},"page":${page.page},"per_page":${page.per_page},"pages":${page.pages}}`
+    const tail = `],"total":${page.total},"page":${String(page.page)},"per_page":${page.per_page},"pages":${page.pages},"next":${JSON.stringify(page.next)}}`
     let size = head.length + tail.length + Math.max(0, items.length - 1)
     for (const item of items) size += item.bytes
     const pooled = this.keeps(keep) ? null : this.bodies.alloc(size)
     const body = pooled?.bytes ?? Buffer.allocUnsafe(size)
-    // The envelope is ASCII: the numbers are integers.
+    // The envelope is ASCII: the numbers are integers, the cursor base64url.
     let at = body.write(head, 0, 'latin1')
     for (let i = 0; i < items.length; i++) {
       if (i > 0) body[at++] = COMMA

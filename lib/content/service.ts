@@ -7,6 +7,7 @@
 import { seesDrafts, type Caller } from '../auth.js'
 import { collectionTag, entryKey as entryCacheKey, listKey as listCacheKey, type ResponseCache } from '../cache.js'
 import { notFound, validationFailed } from '../errors.js'
+import { encodeAfter, positionOf, queryFingerprint } from '../query/keyset.js'
 import { parseListQuery } from '../query/parse.js'
 import { checkSlug, isNormalSlug } from '../slug.js'
 import { entryMissing, expectUnique, slugTaken } from '../store/common.js'
@@ -15,7 +16,8 @@ import type { ReferenceService } from '../references/service.js'
 import type { ContentEvent } from '../../types/events.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
-import type { ContentStore, EntryInput, EntryStatus, StoredEntry } from '../../types/store.js'
+import type { ListQuery } from '../../types/query.js'
+import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry } from '../../types/store.js'
 import {
   bodyObject, bodySlug, bodyStatus, dataOf, entryView, keepStoredValues, orderFields,
   pathSlug, projectFields, type Data, type EntryView
@@ -296,6 +298,11 @@ export class ContentService {
     return this.renderer.render(json, key !== null && entry.status === 'published' ? { key, tags, since } : null)
   }
 
+  /** An entry's body exactly as the single-entry GET answers it without `_resolve` (what /api/sync's upserts carry). */
+  entryJson (model: CollectionModel, entry: StoredEntry): string {
+    return this.renderer.viewJson(model, entry)
+  }
+
   /**
    * The cached answer of a list GET, or undefined; what `list` would answer from the cache.
    * Routes ask it first thing (content.cachedReply), before the query is validated, so a hit
@@ -332,13 +339,14 @@ export class ContentService {
       const hit = this.cache.get(key)
       if (hit !== undefined) return hit
     }
-    const query = parseListQuery(rawQuery, model.schema, { seesDrafts: sees })
+    const cursorContext = `${scope.environment}\u0000${scope.locale ?? ''}\u0000${collection}`
+    const query = parseListQuery(rawQuery, model.schema, { seesDrafts: sees, cursorContext })
     const resolve = this.references.parseResolve(rawQuery._resolve, model)
     const since = this.cache.mark()
     const result = await this.store.list(scope, collection, query)
     const tags = [collectionTag(scope.environment, collection)]
     const keep = (): KeepAs | null => key === null ? null : { key, tags, since }
-    const page: PageNumbers = { total: result.total, page: query.page, per_page: query.perPage, pages: Math.ceil(result.total / query.perPage) }
+    const page = pageNumbers(query, result, cursorContext)
     if (resolve !== null) {
       // Resolution formats the references itself.
       const view = (entry: StoredEntry): EntryView => projectFields(entryView(entry), query.fields)
@@ -384,6 +392,18 @@ export class ContentService {
     // Rule 5: drafts count, since a create with that slug would conflict.
     return { ...result, available: await this.store.get(scope, collection, check.normalized) === undefined }
   }
+}
+
+/**
+ * A list answer's numbers (contract §4) and `next`, the keyset cursor of its last item (§10), null
+ * when no match follows: the store says so for a keyset page, the total for a numbered one.
+ */
+function pageNumbers (query: ListQuery, result: ListResult, cursorContext: string): PageNumbers {
+  const offset = query.after === null ? (query.page - 1) * query.perPage : 0
+  const last = result.items.at(-1)
+  const more = result.more ?? offset + result.items.length < result.total
+  const next = more && last !== undefined ? encodeAfter(queryFingerprint(cursorContext, query), positionOf(last, query.sort)) : null
+  return { total: result.total, page: query.after === null ? query.page : null, per_page: query.perPage, pages: Math.ceil(result.total / query.perPage), next }
 }
 
 /** One VALIDATION_FAILED for every problem found (the contract: one message per problem). */

@@ -174,6 +174,21 @@ export function selectPage (
   return { items, total: matched }
 }
 
+/**
+ * A keyset page (contract §10): the first `limit` matches from index `start` of candidates in the
+ * query's order (keyset.ts `firstAfter` finds it), and whether more follow.
+ */
+export function selectAfter (sorted: readonly Candidate[], predicate: Predicate, start: number, limit: number): { items: StoredEntry[], more: boolean } {
+  const items: StoredEntry[] = []
+  for (let i = start; i < sorted.length; i++) {
+    const c = sorted[i] as Candidate
+    if (!predicate(c)) continue
+    if (items.length === limit) return { items, more: true }
+    items.push(c.entry)
+  }
+  return { items, more: false }
+}
+
 /** A whole query over candidates in any order (sorts everything that matches). */
 export function evaluateList (candidates: Iterable<Candidate>, query: ListQuery): { items: StoredEntry[], total: number } {
   const predicate = compilePredicate(query)

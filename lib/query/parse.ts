@@ -12,6 +12,8 @@
 // common content parameters (`_resolve`, `_locale`, `_environment`) and any listed in
 // `options.ignore`. Other names are field filters.
 import { badRequest } from '../errors.js'
+import { decodeAfter, queryFingerprint } from './keyset.js'
+import { closestName } from './names.js'
 import { instant } from './values.js'
 import { FILTER_OPS, type FieldRef, type Filter, type FilterOp, type ListQuery, type Scalar, type SortKey, type ValueKind } from '../../types/query.js'
 import type { FieldDefinition, ResolvedSchema } from '../../types/schema.js'
@@ -21,6 +23,8 @@ export interface ParseOptions {
   seesDrafts: boolean
   /** More `_`-prefixed parameters that belong to someone else and are ignored here. */
   ignore?: readonly string[]
+  /** What a keyset cursor (`_after`) is bound to besides the query: the list's scope and collection (keyset.ts). */
+  cursorContext?: string
 }
 
 export const DEFAULT_PER_PAGE = 20
@@ -29,7 +33,7 @@ export const MAX_PER_PAGE = 1000
 export const MAX_PAGE = 1_000_000
 
 /** Parameters of the list endpoint that are not filters. */
-export const LIST_PARAMETERS = ['_page', '_per_page', '_sort', '_order', '_status', '_q', '_fields'] as const
+export const LIST_PARAMETERS = ['_page', '_per_page', '_sort', '_order', '_status', '_q', '_fields', '_after'] as const
 /** Common content parameters read by others (interface.md "Endpoints"). */
 export const COMMON_PARAMETERS = ['_resolve', '_locale', '_environment', '_'] as const
 
@@ -57,9 +61,12 @@ export function parseListQuery (raw: Record<string, unknown>, schema: ResolvedSc
     status: options.seesDrafts ? 'all' : 'published',
     q: null,
     fields: null,
-    filters: []
+    filters: [],
+    after: null
   }
   let sortItems: string[] | null = null
+  let after: string | null = null
+  let paged = false
   let order: 'asc' | 'desc' = 'asc'
 
   for (const key of Object.keys(raw)) {
@@ -68,6 +75,10 @@ export function parseListQuery (raw: Record<string, unknown>, schema: ResolvedSc
     switch (key) {
       case '_page':
         query.page = pageParameter(value)
+        paged = true
+        break
+      case '_after':
+        after = single(key, value)
         break
       case '_per_page':
         query.perPage = perPageParameter(value)
@@ -114,6 +125,10 @@ export function parseListQuery (raw: Record<string, unknown>, schema: ResolvedSc
   } else if (typeof schema.default_sort === 'string' && schema.default_sort.trim() !== '') {
     const fallback = defaultSort(schema, schema.default_sort.trim(), schema.default_order ?? 'desc')
     if (fallback !== null) query.sort = [fallback]
+  }
+  if (after !== null) {
+    if (paged) throw badRequest('Parameters \'_after\' and \'_page\' cannot be used together (contract §4).')
+    query.after = decodeAfter(after, queryFingerprint(options.cursorContext ?? '', query), query.sort)
   }
   return query
 }
@@ -192,13 +207,11 @@ function resolveField (schema: ResolvedSchema, name: string, parameter: string):
     if (free) continue
     const found: FieldDefinition | undefined = fields !== undefined && Object.hasOwn(fields, segment) ? fields[segment] : undefined
     if (found === undefined) {
-      if (schema.strict && fields !== undefined) {
-        throw badRequest(`Parameter '${parameter}': '${name}' is not a field of this collection.`)
-      }
-      // A non-strict schema: any path, compared as text.
-      definition = undefined
-      free = true
-      continue
+      // Contract §4: an undeclared name is a 400 whatever `strict` says, so a typo fails loudly.
+      const prefix = path.slice(0, i).join('.')
+      const declared = Object.keys(fields ?? {}).map(key => (prefix === '' ? key : `${prefix}.${key}`))
+      const known = prefix === '' ? [...declared, ...Object.keys(SYSTEM_FIELDS), ...LIST_PARAMETERS, ...COMMON_PARAMETERS] : declared
+      throw badRequest(`Parameter '${parameter}': '${name}' is not a field of this collection.${suggestion(path.slice(0, i + 1).join('.'), known)}`)
     }
     definition = found
     const last = i === path.length - 1
@@ -265,6 +278,12 @@ function isStructured (definition: FieldDefinition | undefined): boolean {
   return false
 }
 
+/** The message's hint: ` Did you mean '<closest>'?`, or nothing when no known name is close. */
+function suggestion (name: string, known: readonly string[]): string {
+  const closest = closestName(name, known.filter(k => k !== '_'))
+  return closest === null ? '' : ` Did you mean '${closest}'?`
+}
+
 function isSystemName (name: string): boolean {
   return Object.hasOwn(SYSTEM_FIELDS, name) || name === '_status'
 }
@@ -312,7 +331,8 @@ function filtersOf (schema: ResolvedSchema, key: string, value: unknown): Filter
     op = candidate as FilterOp
   }
   if (name.startsWith('_') && !isSystemName(name) && !Object.hasOwn(schema.fields, name.split('.')[0] as string)) {
-    throw badRequest(`Unknown parameter '${key}'.`)
+    const known = [...Object.keys(schema.fields), ...Object.keys(SYSTEM_FIELDS), ...LIST_PARAMETERS, ...COMMON_PARAMETERS]
+    throw badRequest(`Unknown parameter '${key}'.${suggestion(name, known)}`)
   }
   const { ref, definition } = resolveField(schema, name, key)
   if (isStructured(definition)) throw badRequest(`Parameter '${key}': '${name}' is an object field and cannot be filtered on.`)

@@ -6,7 +6,7 @@
 // each segment is a plain identifier (the form of schema field names, so expression indexes
 // match); any other path is bound as a parameter, each segment quoted as a JSON string.
 import { fold, prefixUpperBound } from './values.js'
-import type { FieldRef, Filter, ListQuery, Scalar, SortKey, ValueKind } from '../../types/query.js'
+import type { FieldRef, Filter, KeysetPosition, ListQuery, Scalar, SortKey, ValueKind } from '../../types/query.js'
 
 /** Parameters collected in the order their `?` appear in the SQL text. */
 export type Params = unknown[]
@@ -187,4 +187,82 @@ export function orderSql (sort: readonly SortKey[], params: Params): string {
   const terms = sort.map(key => `${keySql(key.field, params)} ${key.direction === 'desc' ? 'DESC' : 'ASC'}`)
   terms.push('slug ASC')
   return terms.join(', ')
+}
+
+/** A condition with its own parameters. */
+export interface Segment {
+  sql: string
+  params: Params
+}
+
+/**
+ * "After `position` in the order of `sort`, then slug" (keyset paging, contract §10), as one to
+ * two conditions whose matches, each in the query's order, follow one another: read the first,
+ * then the next while the page is not full. Each one bounds the first sort key by a range (or
+ * IS NULL), so an index walk starts at the position rather than at the top, and a page deep in
+ * a walk costs what the first did. No value sorts first ascending and last descending, so a
+ * descending walk reaches the entries without a value last, in a segment of their own. Only
+ * standard SQL operators: the same text serves every dialect.
+ */
+export function afterSegments (sort: readonly SortKey[], position: KeysetPosition): Segment[] {
+  const first = sort[0]
+  const segment = (build: (params: Params) => string): Segment => {
+    const params: Params = []
+    return { sql: build(params), params }
+  }
+  if (first === undefined) return [segment(params => afterFrom(0, sort, position, params))]
+  const k = (params: Params): string => keySql(first.field, params)
+  const rest = (params: Params): string => afterFrom(1, sort, position, params)
+  const value = position.keys[0] ?? null
+  if (value === null) {
+    const tied = segment(params => `${k(params)} IS NULL AND ${rest(params)}`)
+    return first.direction === 'asc' ? [tied, segment(params => `${k(params)} IS NOT NULL`)] : [tied]
+  }
+  const bound = bindKey(first.field, value)
+  const [edge, beyond] = first.direction === 'asc' ? ['>=', '>'] : ['<=', '<']
+  const ranged = segment(params => {
+    const outer = k(params)
+    params.push(bound)
+    const inner = k(params)
+    params.push(bound)
+    return `${outer} ${edge} ? AND (${inner} ${beyond} ? OR ${rest(params)})`
+  })
+  return first.direction === 'asc' ? [ranged] : [ranged, segment(params => `${k(params)} IS NULL`)]
+}
+
+/** The OR form of "after the position" from sort key `i` on, for the keys a segment's range leaves tied. */
+function afterFrom (i: number, sort: readonly SortKey[], position: KeysetPosition, params: Params): string {
+  const key = sort[i]
+  if (key === undefined) {
+    params.push(position.slug)
+    return 'slug > ?'
+  }
+  const value = position.keys[i] ?? null
+  const k = (): string => keySql(key.field, params)
+  if (key.direction === 'asc') {
+    if (value === null) {
+      const first = k()
+      return `(${first} IS NOT NULL OR ${afterFrom(i + 1, sort, position, params)})`
+    }
+    const low = k()
+    params.push(bindKey(key.field, value))
+    const high = k()
+    params.push(bindKey(key.field, value))
+    return `(${low} >= ? AND (${high} > ? OR ${afterFrom(i + 1, sort, position, params)}))`
+  }
+  if (value === null) {
+    const first = k()
+    return `(${first} IS NULL AND ${afterFrom(i + 1, sort, position, params)})`
+  }
+  const below = k()
+  params.push(bindKey(key.field, value))
+  const missing = k()
+  const equal = k()
+  params.push(bindKey(key.field, value))
+  return `(${below} < ? OR ${missing} IS NULL OR (${equal} = ? AND ${afterFrom(i + 1, sort, position, params)}))`
+}
+
+/** A position's key as bound: the timestamp columns hold ISO text, whose order is the instants'. */
+function bindKey (field: FieldRef, value: number | string): unknown {
+  return field.system && field.kind === 'date' ? new Date(value as number).toISOString() : value
 }

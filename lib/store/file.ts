@@ -26,7 +26,8 @@
 import { readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { CmsError } from '../errors.js'
-import { compilePredicate, selectPage, sortCandidates, type Candidate } from '../query/memory.js'
+import { compilePredicate, selectAfter, selectPage, sortCandidates, type Candidate } from '../query/memory.js'
+import { firstAfter } from '../query/keyset.js'
 import { instant, searchText, typedKey, valueAtPath, type Key } from '../query/values.js'
 import {
   checkUniqueHolders, conditionsKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind, slugTaken, timestamps,
@@ -40,7 +41,7 @@ import { FileWriter } from './writer.js'
 import { contentFingerprint } from './file-fingerprint.js'
 import { MAX_STORED_DEPTH, valueDepthExceeds } from '../json-depth.js'
 import { TransientMap } from '../transient-map.js'
-import type { ListQuery, ValueKind } from '../../types/query.js'
+import type { KeysetPosition, ListQuery, ValueKind } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../../types/scope.js'
 import type { ChangeLog } from '../../types/changes.js'
@@ -464,18 +465,14 @@ export class FileStore implements ContentStore {
   async list (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     const bucket = this.existingBucket(scope, collection)
     if (bucket === undefined) return { items: [], total: 0 }
+    if (query.after !== null) return this.listAfter(bucket, query, query.after)
     const countKey = conditionsKey(query)
     const known = bucket.counts.get(countKey)
     const offset = (query.page - 1) * query.perPage
     if (known !== undefined && offset >= known) return { items: [], total: known }
     const predicate = compilePredicate(query)
-    const signature = JSON.stringify(query.sort.map(s => [s.field.name, s.field.kind, s.direction]))
-    let order = bucket.sorted.get(signature)
-    if (order === undefined) {
-      if (bucket.sorted.size >= SORTED_ORDERS) bucket.sorted.delete(bucket.sorted.keys().next().value as string)
-      order = { spent: 0, records: null }
-      bucket.sorted.set(signature, order)
-    }
+    const signature = sortSignature(query)
+    const order = keptOrder(bucket, signature)
     if (order.records === null && order.spent >= bucket.committed.size * SORT_COST_MS) {
       order.records = sortCandidates(bucket.committed.values(), query.sort)
     }
@@ -508,6 +505,26 @@ export class FileStore implements ContentStore {
     }
     if (known === undefined) bucket.counts.set(countKey, result.total)
     return result
+  }
+
+  /**
+   * A keyset page (contract §10): the bucket's order for the sort is kept (a walk asks for many
+   * pages), the position found in it by binary search, and the matches read from there; so a
+   * page costs the same wherever it is in the walk. The total is counted once per bucket version.
+   */
+  private listAfter (bucket: Bucket, query: ListQuery, position: KeysetPosition): ListResult {
+    const predicate = compilePredicate(query)
+    const order = keptOrder(bucket, sortSignature(query))
+    order.records ??= sortCandidates(bucket.committed.values(), query.sort)
+    const page = selectAfter(order.records, predicate, firstAfter(order.records, query.sort, position), query.perPage)
+    const countKey = conditionsKey(query)
+    let total = bucket.counts.get(countKey)
+    if (total === undefined) {
+      total = 0
+      for (const rec of bucket.committed.values()) if (predicate(rec)) total++
+      bucket.counts.set(countKey, total)
+    }
+    return { items: page.items, total, more: page.more }
   }
 
   async * entries (): AsyncIterable<StoredLocation> {
@@ -629,4 +646,20 @@ function detach (data: Record<string, unknown>): Record<string, unknown> {
 
 function sameValue (stored: unknown, value: string | number | boolean): boolean {
   return typeof stored === typeof value && stored === value
+}
+
+/** A stable text of a query's sort: the key of the bucket's kept orders. */
+function sortSignature (query: ListQuery): string {
+  return JSON.stringify(query.sort.map(s => [s.field.name, s.field.kind, s.direction]))
+}
+
+/** The bucket's kept order for a sort signature, made (empty) when missing; the oldest goes past SORTED_ORDERS. */
+function keptOrder (bucket: Bucket, signature: string): { spent: number, records: Record_[] | null } {
+  let order = bucket.sorted.get(signature)
+  if (order === undefined) {
+    if (bucket.sorted.size >= SORTED_ORDERS) bucket.sorted.delete(bucket.sorted.keys().next().value as string)
+    order = { spent: 0, records: null }
+    bucket.sorted.set(signature, order)
+  }
+  return order
 }

@@ -27,7 +27,7 @@ import path from 'node:path'
 import Database, { type Database as SqliteDatabase, type Statement } from 'better-sqlite3'
 import { LRUCache } from 'lru-cache'
 import { CmsError } from '../errors.js'
-import { conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
+import { afterSegments, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
 import { searchText } from '../query/values.js'
 import {
   CollectionCache, checkUniqueHolders, conditionsKey, defaultSortKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
@@ -40,7 +40,7 @@ import { setAsideUnreadable } from './sqlite-set-aside.js'
 import { analyze, registerFunctions } from './sqlite-connection.js'
 import { buildIndexes } from './sqlite-index-build.js'
 import type { ChangeLog } from '../../types/changes.js'
-import type { FieldRef, ListQuery, SortKey } from '../../types/query.js'
+import type { FieldRef, KeysetPosition, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
@@ -542,7 +542,7 @@ export class SqliteStore implements ContentStore {
     const offset = (query.page - 1) * query.perPage
     let state = this.results.get(collection, resultKey)
     // A materialized query needs no SQL at all.
-    if (state?.ids != null) return { items: this.entriesById(state.ids.subarray(offset, offset + query.perPage)), total: state.ids.length }
+    if (state?.ids != null && query.after === null) return { items: this.entriesById(state.ids.subarray(offset, offset + query.perPage)), total: state.ids.length }
 
     const params: Params = [scope.environment, locale]
     const conditions = conditionsSql(query, params)
@@ -550,6 +550,7 @@ export class SqliteStore implements ContentStore {
     const counted = this.count(collection, `${bucket}\u0000${conditionsText}`, where, params)
     const total = counted.count
     if (offset >= total) return { items: [], total }
+    if (query.after !== null) return this.listAfter(collection, query, { where, params, conditions: conditions.length, bucket: [scope.environment, locale], total })
 
     const orderParams: Params = []
     const order = orderSql(query.sort, orderParams)
@@ -579,6 +580,37 @@ export class SqliteStore implements ContentStore {
     const items = this.entriesById(ids)
     state.spent += performance.now() - started
     return { items, total }
+  }
+
+  /**
+   * A keyset page (contract §10): the matches after the position, segment by segment (sql.ts
+   * `afterSegments`), walking the sort's index from the position when that is the cheaper plan
+   * (as list decides for page 1), so a page deep in a walk costs what the first did. One more
+   * row than the page tells whether more follow.
+   */
+  private listAfter (
+    collection: string, query: ListQuery,
+    match: { where: string, params: Params, conditions: number, bucket: [string, string], total: number }
+  ): ListResult {
+    const orderParams: Params = []
+    const order = orderSql(query.sort, orderParams)
+    let hint = ''
+    const rows = match.conditions === 0
+      ? match.total
+      : this.count(collection, match.bucket.join('\u0000'), `environment = ? AND collection = '${collection}' AND locale = ?`, match.bucket).count
+    if (query.perPage * rows < match.total * match.total) {
+      const index = this.sortIndex(collection, query.sort)
+      if (index !== null) hint = ` INDEXED BY "${index}"`
+    }
+    const ids: number[] = []
+    for (const segment of afterSegments(query.sort, query.after as KeysetPosition)) {
+      const wanted = query.perPage + 1 - ids.length
+      if (wanted <= 0) break
+      ids.push(...this.statement(`SELECT id FROM entries${hint} WHERE ${match.where} AND ${segment.sql} ORDER BY ${order} LIMIT ?`).pluck()
+        .all(...match.params, ...segment.params, ...orderParams, wanted) as number[])
+    }
+    const more = ids.length > query.perPage
+    return { items: this.entriesById(more ? ids.slice(0, query.perPage) : ids), total: match.total, more }
   }
 
   /** A count, cached until the next write to the collection, with what computing it cost. */

@@ -132,5 +132,5 @@ t.test('indexes from the registry at start and after schema events (sqlite)', as
   t.notOk(after.some(sql => sql.includes("'$.rank'")), 'indexes of the old schema are dropped')
   t.ok(after.some(sql => sql.includes("'$.title'") && sql.includes("WHERE collection = 'posts'")))
   t.ok(after.some(sql => sql.includes("'$.email'") && sql.includes("WHERE collection = 'authors'")), 'every collection is prepared')
-  t.equal((await app.store.list(scope, 'posts', { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [] })).total, 0)
+  t.equal((await app.store.list(scope, 'posts', { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [], after: null })).total, 0)
 })

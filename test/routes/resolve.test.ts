@@ -259,7 +259,7 @@ eachStore(t, async (t, _store, env) => {
       }
     }
     const list = await getJson(t, c, '/api/content/posts?_resolve=1')
-    t.same(Object.keys(list), ['items', 'total', 'page', 'per_page', 'pages'])
+    t.same(Object.keys(list), ['items', 'total', 'page', 'per_page', 'pages', 'next'])
     const nul = (list.items as Body[]).find(p => p._slug === 'nul-post') as Body
     t.equal(nul.title, '\u00001')
     t.match(nul.author, { _slug: 'nul', name: '\u00000', avatar: `${PUBLIC_URL}/api/assets/nul.png` })

@@ -53,7 +53,7 @@ function bad (t: Test, raw: Record<string, unknown>, mentions: string | RegExp, 
 }
 
 t.test('defaults', async t => {
-  t.same(parse({}), { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [] })
+  t.same(parse({}), { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [], after: null })
   t.equal(parse({}, strict, anonymous).status, 'published')
 })
 
@@ -96,7 +96,8 @@ t.test('_sort and _order', async t => {
   t.same(parse({ _sort: 'featured' }).sort[0]?.field.kind, 'boolean')
   t.same(parse({ _sort: 'size' }).sort[0]?.field.kind, 'number', 'a select with numeric options compares numbers')
   t.same(parse({ _sort: 'meta.rank' }).sort[0]?.field, field('meta.rank', 'string'), 'inside a json field: any path, as text')
-  t.same(parse({ _sort: 'unknown.path' }, loose).sort[0]?.field, field('unknown.path', 'string'), 'non-strict: any path, as text')
+  bad(t, { _sort: 'unknown.path' }, /'_sort'.*'unknown.path' is not a field/, loose)
+  bad(t, { _sort: 'titel' }, /'_sort'.*Did you mean 'title'\?/, loose)
   t.same(parse({ _sort: '' }).sort, [], 'empty _sort: no sort')
   bad(t, { _sort: 'nope' }, /'_sort'.*'nope'/)
   bad(t, { _sort: 'tags' }, /'_sort'.*array/)
@@ -139,7 +140,7 @@ t.test('_q and _fields', async t => {
   t.same(parse({ _fields: ['title', 'views'] }).fields, ['title', 'views'])
   t.same(parse({ _fields: '_slug,_status' }).fields, [], 'only system fields: no data field')
   t.same(parse({ _fields: '' }).fields, null)
-  t.same(parse({ _fields: 'whatever' }, loose).fields, ['whatever'])
+  bad(t, { _fields: 'whatever' }, /'_fields'.*'whatever'/, loose)
   bad(t, { _fields: 'title,nope' }, /'_fields'.*'nope'/)
 })
 
@@ -174,7 +175,7 @@ t.test('equality and operators', async t => {
   t.same(one({ author: 'jane' }), [{ name: 'author', kind: 'string', array: false, op: 'eq', value: 'jane' }])
   t.same(one({ 'seo.weight[gt]': '1' }), [{ name: 'seo.weight', kind: 'number', array: false, op: 'gt', value: 1 }])
   t.same(one({ 'meta.any.depth': 'x' }), [{ name: 'meta.any.depth', kind: 'string', array: false, op: 'eq', value: 'x' }])
-  t.same(one({ anything: '5' }, loose), [{ name: 'anything', kind: 'string', array: false, op: 'eq', value: '5' }], 'non-strict: unknown fields compare as text')
+  t.same(one({ 'meta.anything': '5' }, loose), [{ name: 'meta.anything', kind: 'string', array: false, op: 'eq', value: '5' }], 'inside a json field: any path, as text')
 })
 
 t.test('typed values: dates as instants', async t => {
@@ -244,4 +245,18 @@ t.test('how Fastify delivers the query string', async t => {
   t.same(q.filters.map(f => [f.field.name, f.op, f.value]), [['title', 'eq', 'Hi'], ['tags', 'eq', 'a'], ['tags', 'eq', 'b'], ['views', 'gt', 3]])
   t.same(q.sort.map(s => [s.field.name, s.direction]), [['views', 'desc'], ['title', 'asc']])
   t.equal(q.q, 'café')
+})
+
+t.test('undeclared names fail loudly, whatever strict says (contract §4)', async t => {
+  for (const schema of [strict, loose]) {
+    bad(t, { per_page: '1000' }, /Parameter 'per_page'.*Did you mean '_per_page'\?/, schema)
+    bad(t, { auther: 'jane' }, /Parameter 'auther'.*Did you mean 'author'\?/, schema)
+    bad(t, { 'auther[ne]': 'jane' }, /Parameter 'auther\[ne\]'.*Did you mean 'author'\?/, schema)
+    bad(t, { _sort: '-titel' }, /Parameter '_sort'.*Did you mean 'title'\?/, schema)
+    bad(t, { _fields: 'title,bdy' }, /Parameter '_fields'.*'bdy'.*Did you mean 'body'\?/, schema)
+    bad(t, { 'seo.titel': 'x' }, /Parameter 'seo.titel'.*Did you mean 'seo.title'\?/, schema)
+    bad(t, { _per_pgae: '3' }, /Unknown parameter '_per_pgae'.*Did you mean '_per_page'\?/, schema)
+    bad(t, { zzzzzz: '1' }, /^Parameter 'zzzzzz': 'zzzzzz' is not a field of this collection\.$/, schema)
+  }
+  t.same(parse({ 'meta.free.path': 'x' }, loose).filters.length, 1, 'paths inside a json field stay free')
 })

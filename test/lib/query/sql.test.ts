@@ -3,7 +3,7 @@
 import path from 'node:path'
 import t from 'tap'
 import { parseListQuery } from '../../../lib/query/parse.js'
-import { conditionsSql, indexKeySql, jsonPath, orderSql } from '../../../lib/query/sql.js'
+import { afterSegments, conditionsSql, indexKeySql, jsonPath, orderSql } from '../../../lib/query/sql.js'
 import { createStore } from '../../../lib/store/index.js'
 import type { ResolvedSchema } from '../../../types/schema.js'
 import { STORES, tempDir } from '../../helper.js'
@@ -13,7 +13,14 @@ const loose: ResolvedSchema = {
   reusable: false,
   strict: false,
   extends: null,
-  fields: { title: { field_type: 'string' }, views: { field_type: 'integer' }, tags: { field_type: 'multiselect', options: ['a'] } }
+  fields: {
+    title: { field_type: 'string' },
+    views: { field_type: 'integer' },
+    tags: { field_type: 'multiselect', options: ['a'] },
+    // Names of any shape, declared (an undeclared name is a 400, contract §4): they reach the SQL as bound paths.
+    ...Object.fromEntries(["it's", 'a"b', 'a b', "x') OR 1=1 --", 'ünï', '0'].map(name => [name, { field_type: 'string' as const }])),
+    nested: { field_type: 'object', fields: { 'k"': { field_type: 'string' } } }
+  }
 }
 const sqlOf = (raw: Record<string, unknown>): { sql: string, params: unknown[] } => {
   const query = parseListQuery(raw, loose, { seesDrafts: true })
@@ -46,6 +53,27 @@ t.test('field paths: identifiers inline (indexable), anything else bound', async
   }
   t.equal(indexKeySql(['a b'], 'string'), null, 'only identifier paths get indexes')
   t.match(indexKeySql(['title'], 'string'), /^CASE WHEN json_type\(data, '\$\.title'\) = 'text'/)
+})
+
+t.test('keyset segments: a range on the first sort key, values bound, no value in its own segment', async t => {
+  const sortOf = (raw: string): ReturnType<typeof parseListQuery>['sort'] => parseListQuery({ _sort: raw }, loose, { seesDrafts: true }).sort
+  const check = (raw: string, keys: Array<number | string | null>, shapes: RegExp[]): void => {
+    const segments = afterSegments(sortOf(raw), { keys, slug: "it's" })
+    t.equal(segments.length, shapes.length, `${raw} after ${JSON.stringify(keys)}: ${shapes.length} segment(s)`)
+    segments.forEach((segment, i) => {
+      t.match(segment.sql, shapes[i] as RegExp)
+      t.equal((segment.sql.match(/\?/g) ?? []).length, segment.params.length, 'one parameter per placeholder')
+      t.notOk(segment.sql.includes("it's"), 'the slug is bound')
+    })
+  }
+  check('', [], [/^slug > \?$/])
+  check('views', [3], [/>= \? AND \(.* > \? OR slug > \?\)$/])
+  check('-views', [3], [/<= \? AND \(.* < \? OR slug > \?\)$/, /IS NULL$/])
+  check('views', [null], [/IS NULL AND slug > \?$/, /IS NOT NULL$/])
+  check('-views', [null], [/IS NULL AND slug > \?$/])
+  check('-_created_at,title', [Date.UTC(2024, 0, 1), 'x'], [/^created_at <= \? AND \(created_at < \? OR \(.*\)\)$/, /^created_at IS NULL$/])
+  const [segment] = afterSegments(sortOf('_created_at'), { keys: [Date.UTC(2024, 0, 1)], slug: 'a' })
+  t.same(segment?.params, ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 'a'], 'a timestamp column is compared as its ISO text')
 })
 
 for (const kind of STORES) {

@@ -33,7 +33,7 @@ t.test('sqlite store: each entry cache holds at most 8 MiB of entries, counted b
   await store.open()
   t.teardown(() => store.close())
   const scope = { environment: 'default', locale: null }
-  const query: ListQuery = { page: 1, perPage: 100, sort: [], status: 'all', q: null, fields: null, filters: [] }
+  const query: ListQuery = { page: 1, perPage: 100, sort: [], status: 'all', q: null, fields: null, filters: [], after: null }
   const large = 'x'.repeat(200_000)
   // 60 entries of 200 KB: 12 MB, over the bound, and far under the 20,000 entries each cache may hold.
   const N = 60

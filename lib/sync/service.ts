@@ -1,0 +1,132 @@
+// GET /api/sync (contract §9): a change feed over the store's change log (types/changes.ts),
+// read as lib/store/changes/common.ts says a sync reader does. A run starts at `initial=true`
+// with the log's latest seq as its baseline and position 0; each answer reads the records after
+// the cursor's position, reads the entries they name as they are now, and turns each record into
+// an item (`announcedOp`): an upsert carrying the entry's GET body, a delete, or nothing (an
+// initial run meeting an entry absent since before it started). The next cursor is the page's
+// `upTo`; the log's rules (one record per entry, in seq order, readable only once every lower seq
+// is over) make a run with writes racing it skip nothing.
+import { LRUCache } from 'lru-cache'
+import { seesDrafts, type Caller } from '../auth.js'
+import { badRequest, CmsError } from '../errors.js'
+import { announcedOp, cursorState } from '../store/changes/common.js'
+import { decodeSyncCursor, encodeSyncCursor, type SyncCursor } from './cursor.js'
+import { parseSyncRequest, type SyncRequestContext } from './request.js'
+import type { ChangeFilter, ChangeRecord } from '../../types/changes.js'
+import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
+import type { ContentStore, StoredEntry } from '../../types/store.js'
+
+export interface SyncServiceOptions {
+  store: Pick<ContentStore, 'changes' | 'getMany'>
+  registry: Pick<SchemaRegistry, 'collection'>
+  /** An entry's body exactly as GET /api/content/<c>/<slug> answers it without `_resolve`. */
+  entryJson: (model: CollectionModel, entry: StoredEntry) => string
+  /** The HMAC key of cursors (secret.ts). */
+  secret: Uint8Array
+}
+
+export const cursorExpired = (): CmsError =>
+  new CmsError('CURSOR_EXPIRED', 'The sync cursor is older than the change log keeps (or does not belong to it); start again with initial=true.')
+
+/** An answer kept for the same request while nothing it depends on has changed (see SyncService.read). */
+interface KeptAnswer {
+  body: string
+  /** The log's latest seq and horizon when it was made: every content write moves the first, compaction the second. */
+  latest: number
+  horizon: number
+  /** The model of each collection its records named (null: not a current collection then); a schema write replaces it. */
+  models: Map<string, CollectionModel | null>
+}
+
+/** Kept answers, at most, and their characters in all: an answer of 1,000 entries is about 1 MB. */
+const KEPT_ANSWERS = 256
+const KEPT_CHARS = 16 * 1024 * 1024
+
+export class SyncService {
+  /**
+   * Answers by request (the cursor's text, or an initial run's scope, and `_per_page`). An answer
+   * is a function of the log (its latest seq and horizon), the entries (every write moves the
+   * latest seq) and the collections' models, so it is kept until one of those changes: builds
+   * and pollers asking with the same cursor (most often: "anything new?", answered with nothing)
+   * cost two reads of the log's counters.
+   */
+  private readonly answers = new LRUCache<string, KeptAnswer>({ max: KEPT_ANSWERS, maxSize: KEPT_CHARS, sizeCalculation: kept => kept.body.length + 1 })
+
+  constructor (private readonly options: SyncServiceOptions) {}
+
+  /** One answer, as its JSON text: `{ items, cursor, more }`. */
+  async read (query: Record<string, unknown>, caller: Caller, scopeOf: SyncRequestContext['scopeOf']): Promise<string> {
+    const sees = seesDrafts(caller)
+    const request = parseSyncRequest(query, { seesDrafts: sees, scopeOf, isCollection: name => this.options.registry.collection(name) !== null })
+    const changes = this.options.store.changes
+    const [horizon, latest] = await Promise.all([changes.horizon(), changes.latestSeq()])
+    const cursor = request.kind === 'initial'
+      ? { ...request.scope, collections: request.collections, publishedOnly: request.publishedOnly, seq: 0, baseline: latest }
+      : this.current(request.cursor, sees, { horizon, latest })
+    const key = request.kind === 'initial' ? JSON.stringify([cursor, request.perPage]) : `${request.cursor}\u0000${request.perPage}`
+    const kept = this.answers.get(key)
+    if (kept !== undefined && kept.latest === latest && kept.horizon === horizon && this.modelsCurrent(kept.models)) return kept.body
+    const answer = await this.answer(cursor, request.perPage)
+    if (answer.body.length < KEPT_CHARS / 16) this.answers.set(key, { ...answer, latest, horizon })
+    return answer.body
+  }
+
+  /** An answer made afresh: the records after the cursor's position, as items, and the next cursor. */
+  private async answer (cursor: SyncCursor, perPage: number): Promise<{ body: string, models: Map<string, CollectionModel | null> }> {
+    const filter: ChangeFilter = { environment: cursor.environment, locale: cursor.locale }
+    if (cursor.collections !== null) filter.collections = cursor.collections
+    if (cursor.baseline !== undefined) filter.baseline = { seq: cursor.baseline, publishedOnly: cursor.publishedOnly }
+    const page = await this.options.store.changes.since(cursor.seq, perPage, filter)
+    const { items, models } = await this.items(page.records, cursor)
+    const next: SyncCursor = { ...cursor, seq: page.upTo }
+    // Past its start, an initial run reads as an incremental one: every record left is above the baseline.
+    if (!page.more || page.upTo >= (cursor.baseline ?? 0)) delete next.baseline
+    const body = `{"items":[${items.join(',')}],"cursor":${JSON.stringify(encodeSyncCursor(next, this.options.secret))},"more":${String(page.more)}}`
+    return { body, models }
+  }
+
+  private modelsCurrent (models: ReadonlyMap<string, CollectionModel | null>): boolean {
+    for (const [collection, model] of models) if (this.options.registry.collection(collection) !== model) return false
+    return true
+  }
+
+  /** A cursor to go on from: 400 when malformed or not for this caller, 410 when the log no longer covers it. */
+  private current (text: string, seesDrafts: boolean, log: { horizon: number, latest: number }): SyncCursor {
+    const cursor = decodeSyncCursor(text, this.options.secret)
+    if (cursor === null) throw badRequest('Invalid value for \'cursor\': not a cursor this server gave; start with initial=true.')
+    if (!cursor.publishedOnly && !seesDrafts) throw badRequest('Invalid value for \'cursor\': this run includes drafts; send the API key it was started with.')
+    if (cursorState(cursor, log) === 'expired') throw cursorExpired()
+    return cursor
+  }
+
+  /** The items of a page of records, in seq order: the entries read now, one batch per collection. */
+  private async items (records: readonly ChangeRecord[], cursor: SyncCursor): Promise<{ items: string[], models: Map<string, CollectionModel | null> }> {
+    const scope = { environment: cursor.environment, locale: cursor.locale }
+    const byCollection = new Map<string, string[]>()
+    for (const record of records) {
+      const slugs = byCollection.get(record.collection)
+      if (slugs === undefined) byCollection.set(record.collection, [record.slug])
+      else slugs.push(record.slug)
+    }
+    const current = new Map<string, { model: CollectionModel, entries: Map<string, StoredEntry> }>()
+    const models = new Map<string, CollectionModel | null>()
+    for (const [collection, slugs] of byCollection) {
+      // Only current collections: a deleted or now-reusable schema's entries are not announced.
+      const model = this.options.registry.collection(collection)
+      models.set(collection, model)
+      if (model !== null) current.set(collection, { model, entries: await this.options.store.getMany(scope, collection, slugs) })
+    }
+    const view = { publishedOnly: cursor.publishedOnly, baseline: cursor.baseline }
+    const items: string[] = []
+    for (const record of records) {
+      const found = current.get(record.collection)
+      if (found === undefined) continue
+      const entry = found.entries.get(record.slug)
+      const op = announcedOp(record, entry?.status, view)
+      if (op === null) continue
+      const head = `{"op":"${op}","collection":${JSON.stringify(record.collection)},"slug":${JSON.stringify(record.slug)},"seq":${record.seq}`
+      items.push(op === 'upsert' ? `${head},"entry":${this.options.entryJson(found.model, entry as StoredEntry)}}` : `${head}}`)
+    }
+    return { items, models }
+  }
+}
