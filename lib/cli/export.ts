@@ -1,8 +1,10 @@
 // `lectern export` (contract §16): schemas, entries (each the body the API answers for it) and,
-// with `--assets`, the files, read through the API page by page so that memory stays flat.
-import { mkdir, writeFile } from 'node:fs/promises'
+// with `--assets`, the files, read through the API page by page so that memory stays flat. The
+// entries come from an initial sync run, whose cursor the manifest keeps: an export is a valid
+// initial sync.
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { Api, scopeQuery } from './api.js'
+import { Api, PAGE_SIZE, scopeQuery } from './api.js'
 import type { Progress } from './progress.js'
 
 export interface ExportOptions {
@@ -30,6 +32,11 @@ export interface Manifest {
   /** Entries per collection and locale directory. */
   counts: Record<string, Record<string, number>>
   assets: number | null
+  /**
+   * Per locale directory, the cursor of the initial sync run the export was read from: GET
+   * /api/sync?cursor=<it> goes on from the export (contract §9, §16).
+   */
+  cursors: Record<string, string>
 }
 
 /** The directory of a locale: its code, or `_` when locales are off. */
@@ -46,20 +53,55 @@ async function exportSchemas (api: Api, out: string): Promise<string[]> {
   return names
 }
 
-/** One collection in one locale: an entry file per entry and index.json (slugs in default_sort order). */
-async function exportCollection (api: Api, out: string, collection: string, locale: string | null, options: ExportOptions, progress: Progress): Promise<number> {
-  const dir = path.join(out, 'content', collection, localeDir(locale))
-  await mkdir(dir, { recursive: true })
-  const query = [scopeQuery(locale, options.environment), `_status=${options.status}`].filter(q => q !== '').join('&')
-  const slugs: string[] = []
-  for await (const items of api.pages<Record<string, unknown> & { _slug: string }>(`/api/content/${collection}?${query}`)) {
-    // A list item is the body a GET of the entry answers (the same rendering, serialized alike).
-    await Promise.all(items.map(async item => { await writeFile(path.join(dir, `${item._slug}.json`), JSON.stringify(item)) }))
-    for (const item of items) slugs.push(item._slug)
-    progress.update(`${collection}/${localeDir(locale)}: ${slugs.length} entries`)
+interface SyncAnswer {
+  items: Array<{ op: 'upsert' | 'delete', collection: string, slug: string, entry?: unknown }>
+  cursor: string
+  more: boolean
+}
+
+/**
+ * One locale: every entry through an initial sync run (GET /api/sync, contract §9), each written as
+ * the body of GET on it (what a sync item's `entry` is), so the export is a valid initial sync and
+ * the run's last cursor goes on from it. Returns that cursor and the entries per collection.
+ */
+async function exportLocale (api: Api, out: string, locale: string | null, collections: string[], options: ExportOptions, progress: Progress): Promise<{ cursor: string, counts: Map<string, Set<string>> }> {
+  const counts = new Map(collections.map(c => [c, new Set<string>()]))
+  for (const collection of collections) await mkdir(path.join(out, 'content', collection, localeDir(locale)), { recursive: true })
+  const params = new URLSearchParams({ initial: 'true', _status: options.status, _per_page: String(PAGE_SIZE) })
+  if (options.collections !== undefined) params.set('collections', collections.join(','))
+  const scope = scopeQuery(locale, options.environment)
+  let url = `/api/sync?${params.toString()}${scope === '' ? '' : `&${scope}`}`
+  let seen = 0
+  for (;;) {
+    const answer = await api.get<SyncAnswer>(url)
+    await Promise.all(answer.items.map(async item => {
+      const slugs = counts.get(item.collection)
+      if (slugs === undefined) return
+      const file = path.join(out, 'content', item.collection, localeDir(locale), `${item.slug}.json`)
+      if (item.op === 'upsert') {
+        slugs.add(item.slug)
+        await writeFile(file, JSON.stringify(item.entry))
+      } else {
+        // A delete in an initial run: the entry went while the run was under way.
+        slugs.delete(item.slug)
+        await rm(file, { force: true })
+      }
+    }))
+    seen += answer.items.length
+    progress.update(`${localeDir(locale)}: ${seen} entries`)
+    if (!answer.more) return { cursor: answer.cursor, counts }
+    url = `/api/sync?${new URLSearchParams({ cursor: answer.cursor, _per_page: String(PAGE_SIZE) }).toString()}`
   }
-  await writeJson(path.join(dir, 'index.json'), slugs)
-  return slugs.length
+}
+
+/** index.json of a collection in a locale: the exported slugs in `default_sort` order. */
+async function writeIndex (api: Api, out: string, collection: string, locale: string | null, exported: Set<string>, options: ExportOptions): Promise<void> {
+  const query = [scopeQuery(locale, options.environment), `_status=${options.status}`, '_fields=_slug'].filter(q => q !== '').join('&')
+  const slugs: string[] = []
+  for await (const items of api.pages<{ _slug: string }>(`/api/content/${collection}?${query}`)) {
+    for (const { _slug: slug } of items) if (exported.has(slug)) slugs.push(slug)
+  }
+  await writeJson(path.join(out, 'content', collection, localeDir(locale), 'index.json'), slugs)
 }
 
 interface AssetRecord { path: string, folder: string, name: string }
@@ -93,13 +135,16 @@ export async function exportAll (api: Api, options: ExportOptions, progress: Pro
   const collections = options.collections ?? available
   const configured = (await api.get<{ locales: string[] }>('/api/locales')).locales
   const locales: Array<string | null> = configured.length === 0 ? [null] : options.locales === 'all' ? configured : options.locales
-  const counts: Manifest['counts'] = {}
-  for (const collection of collections) {
-    const perLocale: Record<string, number> = {}
-    for (const locale of locales) {
-      perLocale[localeDir(locale)] = await exportCollection(api, options.out, collection, locale, options, progress)
+  const counts: Manifest['counts'] = Object.fromEntries(collections.map(c => [c, {}]))
+  const cursors: Manifest['cursors'] = {}
+  for (const locale of locales) {
+    const run = await exportLocale(api, options.out, locale, collections, options, progress)
+    cursors[localeDir(locale)] = run.cursor
+    for (const [collection, slugs] of run.counts) {
+      await writeIndex(api, options.out, collection, locale, slugs, options)
+      const perLocale = counts[collection] ?? {}
+      perLocale[localeDir(locale)] = slugs.size
     }
-    counts[collection] = perLocale
   }
   const assets = options.assets ? await exportAssets(api, options.out, options.environment, progress) : null
   progress.done()
@@ -112,7 +157,8 @@ export async function exportAll (api: Api, options: ExportOptions, progress: Pro
     schemas,
     collections,
     counts,
-    assets
+    assets,
+    cursors
   }
   await writeJson(path.join(options.out, 'manifest.json'), manifest)
   return manifest

@@ -64,6 +64,20 @@ for (const store of STORES) {
     t.same(readFileSync(path.join(out, 'assets', 'dot.png')), PNG, 'the asset file')
     t.same(JSON.parse(readFileSync(path.join(out, 'schemas', 'article.json'), 'utf8')), SCHEMAS.article, 'the schema as stored')
 
+    // The manifest's cursor goes on from the export: nothing new, then only what was written since.
+    const cursor = manifest.cursors?._ as string
+    t.type(cursor, 'string', 'a sync cursor for the locale directory')
+    const later = await build(t, { CMS_STORE: store }, { dataDir, keepOpen: true })
+    t.match((await later.inject({ url: `/api/sync?cursor=${encodeURIComponent(cursor)}` })).json(), { items: [], more: false }, 'nothing changed since the export')
+    await later.inject({ method: 'PATCH', url: '/api/content/person/ada', payload: { name: 'Ada L.' } })
+    t.match((await later.inject({ url: `/api/sync?cursor=${encodeURIComponent(cursor)}` })).json(), { items: [{ op: 'upsert', collection: 'person', slug: 'ada' }] })
+    await later.inject({ method: 'PATCH', url: '/api/content/person/ada', payload: { name: 'Ada' } })
+    bodies.set('/api/content/person/ada', (await later.inject({ url: '/api/content/person/ada' })).body)
+    await later.close()
+    const out2 = path.join(tempDir(t), 'export2')
+    t.equal((await lectern(['export', '--data-dir', dataDir, '--out', out2, '--assets'], store)).code, 0)
+    t.equal(readFileSync(path.join(out2, 'content', 'person', '_', 'ada.json'), 'utf8'), bodies.get('/api/content/person/ada'))
+
     // Into an empty data dir: schemas written, every entry created, identical but for the store's timestamps.
     const fresh = path.join(tempDir(t), 'fresh')
     const imported = await lectern(['import', out, '--data-dir', fresh], store)
@@ -76,11 +90,11 @@ for (const store of STORES) {
     }
 
     // Back into its source: nothing changes, and a new export is identical byte for byte.
-    const back = await lectern(['import', out, '--data-dir', dataDir], store)
+    const back = await lectern(['import', out2, '--data-dir', dataDir], store)
     t.match(back.out, /0 created, 0 updated, 4 unchanged/)
     const second = path.join(tempDir(t), 'second')
     t.equal((await lectern(['export', '--data-dir', dataDir, '--out', second, '--assets'], store)).code, 0)
-    for (const [file, bytes] of tree(out)) if (file !== 'manifest.json') t.same(readFileSync(path.join(second, file)), bytes, `${file}: byte for byte`)
+    for (const [file, bytes] of tree(out2)) if (file !== 'manifest.json') t.same(readFileSync(path.join(second, file)), bytes, `${file}: byte for byte`)
 
     t.match(await lectern(['import', out, '--data-dir', fresh, '--dry-run'], store), { code: 0, out: /would write: 0 created, 0 updated, 4 unchanged/ })
 

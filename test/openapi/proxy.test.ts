@@ -76,7 +76,8 @@ async function replay (t: Test, base: string, server: string, doc: OpenApiDocume
   for (const call of script) {
     const what = `${call.method} ${call.url} → ${call.status}`
     const proxied = call.method !== 'HEAD' && call.direct !== true
-    const res = await send((proxied ? base : server) + call.url, request(call, etags))
+    const url = call.url.replace('{cursor}', encodeURIComponent(etags.get('cursor') ?? ''))
+    const res = await send((proxied ? base : server) + url, request(call, etags))
     const text = await res.body.text()
     const header = (name: string): string | undefined => { const v = res.headers[name]; return Array.isArray(v) ? v.join(', ') : v }
     const status = res.statusCode
@@ -86,7 +87,8 @@ async function replay (t: Test, base: string, server: string, doc: OpenApiDocume
       continue
     }
     if (call.saveEtag !== undefined) etags.set(call.saveEtag, header('etag') ?? '')
-    const op = operationFor(doc, call.method, new URL(base + call.url).pathname)
+    if (call.saveCursor === true) etags.set('cursor', (JSON.parse(text) as { cursor: string }).cursor)
+    const op = operationFor(doc, call.method, new URL(base + url).pathname)
     const declared = op?.responses?.[String(status)]
     if (declared === undefined) {
       t.fail(`${what}: status declared`)

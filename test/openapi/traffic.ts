@@ -16,6 +16,8 @@ export interface Call {
   status: number
   /** Records the answer's ETag under this key. */
   saveEtag?: string
+  /** Records the answer's sync `cursor`: `{cursor}` in a later URL stands for it. */
+  saveCursor?: boolean
   /**
    * Sent to the server, not through the proxy: a body the document refuses (the proxy answers it
    * itself), or a binary upload, for a defect of Prism 5.14 that re-encodes a binary multipart part
@@ -184,6 +186,17 @@ function webhooks (): Call[] {
   ]
 }
 
+function sync (): Call[] {
+  return [
+    { method: 'GET', url: '/api/sync?initial=true&_per_page=2', key: ADMIN_KEY, status: 200, saveCursor: true },
+    { method: 'HEAD', url: '/api/sync?initial=true', status: 200 },
+    { method: 'GET', url: '/api/sync?cursor={cursor}', key: ADMIN_KEY, status: 200 },
+    { method: 'GET', url: '/api/sync?initial=true&_status=published&collections=person', status: 200 },
+    { method: 'GET', url: '/api/sync?cursor=not-a-cursor', status: 400 },
+    { method: 'GET', url: '/api/sync', status: 400 }
+  ]
+}
+
 /**
  * Bodies the document refuses (a type no operation takes, bad JSON, over the limit): a validating
  * proxy answers them itself, so they go to the server, whose answers must still be declared.
@@ -208,5 +221,5 @@ function refusedBodies (): Call[] {
 
 /** The whole script, in order (later calls read what earlier ones wrote). */
 export function trafficScript (png: Uint8Array): Call[] {
-  return [...discovery(), ...schemas(), ...writes(), ...reads(), ...assets(png), ...webhooks(), ...refusedBodies()]
+  return [...discovery(), ...schemas(), ...writes(), ...reads(), ...assets(png), ...webhooks(), ...sync(), ...refusedBodies()]
 }

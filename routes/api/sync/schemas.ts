@@ -29,6 +29,9 @@ export const SyncAnswer = Type.Object({
   items: Type.Array(SyncItem),
   cursor: Type.String({ description: 'Opaque: call again with it (at once when `more`, at the next build otherwise)' }),
   more: Type.Boolean({ description: 'true: the run is not complete, call again at once' })
+}, {
+  // Documentation only (the OpenAPI document's response headers): the route sets it.
+  headers: { 'Cache-Control': Type.String({ description: '`no-store`: every answer is for this cursor only' }) }
 })
 
 export const syncSchema = {
