@@ -64,6 +64,7 @@ async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   const shutdown = shutdownGuard()
   fastify.addHook('preClose', shutdown.preClose)
   fastify.addHook('onRequest', shutdown.onRequest)
+  fastify.addHook('onSend', shutdown.onSend)
 
   fastify.setNotFoundHandler(function handleNotFound (request, reply) {
     return reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found.`))

@@ -85,18 +85,27 @@ export async function requireHost (request: { raw: IncomingMessage }): Promise<v
   }
 }
 
+interface HeaderReply { header (name: string, value: string): unknown }
+
 /**
  * Hooks that answer a 503 in the envelope, with `Connection: close`, to requests that arrive
  * once the server has begun to close (on keep-alive connections still open), as Fastify's
- * `return503OnClosing` does in a body of its own.
+ * `return503OnClosing` does in a body of its own; and that close the connection of every request
+ * answered from then on (those in flight): otherwise a keep-alive client holds its connection,
+ * and with it the shutdown, until its idle timeout.
  */
 export function shutdownGuard (): {
   preClose: () => Promise<void>
-  onRequest: (request: unknown, reply: { header (name: string, value: string): unknown }) => Promise<void>
+  onRequest: (request: unknown, reply: HeaderReply) => Promise<void>
+  onSend: (request: unknown, reply: HeaderReply, payload: unknown) => Promise<unknown>
 } {
   let closing = false
   return {
     preClose: async () => { closing = true },
+    onSend: async (_request, reply, payload) => {
+      if (closing) reply.header('connection', 'close')
+      return payload
+    },
     onRequest: async (_request, reply) => {
       if (!closing) return
       reply.header('connection', 'close')

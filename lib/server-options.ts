@@ -88,7 +88,7 @@ export interface ServerOptions {
   ajv: { customOptions: Record<string, unknown> }
   onProtoPoisoning: 'error'
   onConstructorPoisoning: 'error'
-  forceCloseConnections: boolean
+  forceCloseConnections: 'idle'
   return503OnClosing: boolean
   pluginTimeout: number
   frameworkErrors: typeof frameworkErrors
@@ -105,7 +105,9 @@ export function serverOptions (config: Config): ServerOptions {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    forceCloseConnections: false,
+    // A close ends idle keep-alive connections at once; those in flight are answered with
+    // Connection: close (framework-errors.ts shutdownGuard), so none outlives its request.
+    forceCloseConnections: 'idle',
     // Its 503 is not the envelope: app.ts answers those requests (framework-errors.ts shutdownGuard).
     return503OnClosing: false,
     // Errors raised before a route runs answer in the envelope too (contract §2).
