@@ -90,22 +90,21 @@ interface HeaderReply { header (name: string, value: string): unknown }
 /**
  * Hooks that answer a 503 in the envelope, with `Connection: close`, to requests that arrive
  * once the server has begun to close (on keep-alive connections still open), as Fastify's
- * `return503OnClosing` does in a body of its own; and that close the connection of every request
- * answered from then on (those in flight): otherwise a keep-alive client holds its connection,
- * and with it the shutdown, until its idle timeout.
+ * `return503OnClosing` does in a body of its own; and that close each keep-alive connection
+ * as soon as its last answer is sent (`closeIdle`: the server's `closeIdleConnections`),
+ * otherwise a keep-alive client holds its connection, and with it the shutdown, until its idle
+ * timeout. A request pipelined behind one in flight is still answered (the 503) first.
  */
-export function shutdownGuard (): {
+export function shutdownGuard (closeIdle: () => void): {
   preClose: () => Promise<void>
   onRequest: (request: unknown, reply: HeaderReply) => Promise<void>
-  onSend: (request: unknown, reply: HeaderReply, payload: unknown) => Promise<unknown>
+  onResponse: () => Promise<void>
 } {
   let closing = false
   return {
     preClose: async () => { closing = true },
-    onSend: async (_request, reply, payload) => {
-      if (closing) reply.header('connection', 'close')
-      return payload
-    },
+    // After Node has moved on to the connection's next answer, if any: only idle ones close.
+    onResponse: async () => { if (closing) setImmediate(closeIdle) },
     onRequest: async (_request, reply) => {
       if (!closing) return
       reply.header('connection', 'close')

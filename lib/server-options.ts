@@ -105,8 +105,8 @@ export function serverOptions (config: Config): ServerOptions {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    // A close ends idle keep-alive connections at once; those in flight are answered with
-    // Connection: close (framework-errors.ts shutdownGuard), so none outlives its request.
+    // A close ends idle keep-alive connections at once; those in flight close once their last
+    // answer is sent (framework-errors.ts shutdownGuard), so none outlives its requests.
     forceCloseConnections: 'idle',
     // Its 503 is not the envelope: app.ts answers those requests (framework-errors.ts shutdownGuard).
     return503OnClosing: false,
