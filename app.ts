@@ -59,9 +59,10 @@ async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   fastify.server.on('checkExpectation', unmetExpectation)
   fastify.server.on('connect', refuseConnect)
   fastify.addHook('onRequest', requireHost)
-  const shutdown = shutdownGuard()
+  const shutdown = shutdownGuard(() => { fastify.server.closeIdleConnections() })
   fastify.addHook('preClose', shutdown.preClose)
   fastify.addHook('onRequest', shutdown.onRequest)
+  fastify.addHook('onResponse', shutdown.onResponse)
 
   fastify.setNotFoundHandler(function handleNotFound (request, reply) {
     return reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found.`))

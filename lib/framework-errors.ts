@@ -90,18 +90,31 @@ export function requireHost (request: { raw: IncomingMessage }, _reply: unknown,
   }
 }
 
+interface HeaderReply { header (name: string, value: string): unknown }
+
 /**
  * Hooks that answer a 503 in the envelope, with `Connection: close`, to requests that arrive
  * once the server has begun to close (on keep-alive connections still open), as Fastify's
- * `return503OnClosing` does in a body of its own.
+ * `return503OnClosing` does in a body of its own; and that close each keep-alive connection
+ * as soon as its last answer is sent (`closeIdle`: the server's `closeIdleConnections`),
+ * otherwise a keep-alive client holds its connection, and with it the shutdown, until its idle
+ * timeout. A request pipelined behind one in flight is still answered (the 503) first.
  */
-export function shutdownGuard (): {
+export function shutdownGuard (closeIdle: () => void): {
   preClose: () => Promise<void>
-  onRequest: (request: unknown, reply: { header (name: string, value: string): unknown }, done: (err?: Error) => void) => void
+  onRequest: (request: unknown, reply: HeaderReply, done: (err?: Error) => void) => void
+  onResponse: (request: unknown, reply: unknown, done: () => void) => void
 } {
   let closing = false
   return {
     preClose: async () => { closing = true },
+    // Callback style, as requireHost: they run on every request, and an async hook costs each a
+    // promise and a microtask. After Node has moved on to the connection's next answer, if any:
+    // only idle connections close.
+    onResponse: (_request, _reply, done) => {
+      if (closing) setImmediate(closeIdle)
+      done()
+    },
     onRequest: (_request, reply, done) => {
       if (!closing) {
         done()

@@ -1,6 +1,8 @@
 import path from 'node:path'
 import fp from 'fastify-plugin'
+import type { Config } from '../lib/config.js'
 import { WebhookService } from '../lib/webhooks/service.js'
+import { DEFAULT_ENVIRONMENT, type Scope } from '../types/scope.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,11 +30,22 @@ export default fp(async (fastify) => {
 
   if (service.enabled) {
     const off = fastify.events.on(event => { service.record(event) })
-    // Delivery starts once the app is ready; pending deliveries from a previous run resume.
-    fastify.addHook('onReady', async () => { service.start() })
+    // Delivery starts once the app is ready; pending deliveries from a previous run resume, and
+    // changes a crash left stored but unannounced are announced first (lib/webhooks/replay.ts).
+    fastify.addHook('onReady', async () => {
+      await service.catchUp({ log: fastify.store.changes, scopes: servedScopes(config), entry: async (scope, collection, slug) => await fastify.store.get(scope, collection, slug) })
+      service.start()
+    })
     fastify.addHook('onClose', async () => {
       off()
       await service.close()
     })
   }
-}, { name: 'webhooks', dependencies: ['config', 'data', 'events'], fastify: '5.x' })
+}, { name: 'webhooks', dependencies: ['config', 'data', 'events', 'store'], fastify: '5.x' })
+
+/** Every (environment, locale) the settings serve. */
+function servedScopes (config: Config): Scope[] {
+  const environments = config.environments.length === 0 ? [DEFAULT_ENVIRONMENT] : config.environments
+  const locales = config.locales.length === 0 ? [null] : config.locales
+  return environments.flatMap(environment => locales.map(locale => ({ environment, locale })))
+}

@@ -1,14 +1,20 @@
-// The change log's crash test at the level of the process (issue 22): a real server (server.ts) on
-// each store, several clients writing at once (creates, PUTs, PATCHes that publish and unpublish,
-// deletes), `kill -9` at a random moment, then the data dir is opened again and checked:
+// The crash test at the level of the process (issues 22 and 28): a real server (server.ts) on
+// each store, 20 clients writing at once (creates, PUTs, PATCHes that publish, unpublish, edit or
+// re-point a reference, deletes), `kill -9` at a random moment, then the data dir is opened again
+// and checked:
 // - every acknowledged write is in the log: its entry's record has the write's seq or a higher
 //   one, and says what the last acknowledged write or a later one in flight did (op and status),
-//   and what the entry now is;
+//   and what the entry now is; the entry's data is that write's, whole (nothing lost, reverted
+//   or torn);
 // - seqs follow acknowledgement: a write acknowledged before another was sent has the lower seq;
 //   no seq is given twice, and seqs go on above the earlier cycles';
 // - every acknowledged write's webhook payload is in the outbox, with its seq, status and
 //   previous_status (contract §6): that is how the test learns each write's seq, as a receiver would.
-// The next cycle starts the server again on the same data dir. Both stores run side by side.
+// The next cycle starts the server again on the same data dir and, before any write, checks what
+// the start made of the crash: the reverse index (`/referrers` of each target) lists exactly the
+// entries whose reference names it, and the outbox's latest event of every entry ever written
+// says what the entry is, with its log record's seq (events a crash left unrecorded are announced
+// at start). A last start checks the last cycle. Both stores run side by side.
 // More cycles: LECTERN_CRASH_CYCLES=20 npx tap test/server-crash.test.ts (the file's timeout grows with them).
 import path from 'node:path'
 import Database from 'better-sqlite3'
@@ -20,13 +26,22 @@ import type { EntryStatus } from '../types/store.js'
 import { STORES, freePort, healthy, startServer, tempDir, type Env, type ServerProcess, type StoreName } from './helper.js'
 import { closedPortUrl } from './lib/webhooks/receiver.js'
 
-// Two by default: each cycle starts a server per store, which takes seconds on a busy machine.
-const CYCLES = Number(process.env.LECTERN_CRASH_CYCLES ?? 2)
-const CLIENTS = 6
+// Ten by default (issue 28): each cycle starts a server per store, a few seconds each on two idle
+// cores; LECTERN_CRASH_CYCLES=3 for a quick run (README: Tests).
+const CYCLES = Number(process.env.LECTERN_CRASH_CYCLES ?? 10)
+const CLIENTS = 20
 const COLLECTION = 'crash'
+/** Entries the writes reference, never deleted: the reverse index is checked on them. */
+const TARGET_COLLECTION = 'crash_target'
+const TARGETS = ['t0', 't1', 't2']
 const SCOPE = { environment: 'default', locale: null }
 
 type Op = 'create' | 'put' | 'patch' | 'delete'
+
+type Data = Record<string, unknown>
+
+/** An entry as a client knows it. */
+interface Held { status: EntryStatus, data: Data }
 
 /** One write a client sent: what it asked for, when, and (once answered) when it was acknowledged. */
 interface Sent {
@@ -35,37 +50,54 @@ interface Sent {
   /** The entry's status after the write (null: deleted), and before it (null: none). */
   status: EntryStatus | null
   previous: EntryStatus | null
+  /** The entry's data after the write (null: deleted). */
+  data: Data | null
   sentAt: number
   ackedAt: number | null
 }
 
-interface Payload { event: string, slug: string, seq: number, status: EntryStatus | null, previous_status: EntryStatus | null }
+interface Payload { event: string, collection: string, slug: string, seq: number, status: EntryStatus | null, previous_status: EntryStatus | null }
 
 const EVENT_OF: Record<Op, string> = { create: 'content.created', put: 'content.updated', patch: 'content.updated', delete: 'content.deleted' }
 
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T
+
+interface Write { slug: string, op: Op, status: EntryStatus | null, data: Data | null, body?: object }
+
 /** The next write of a client over its own entries: a create, or a change of one it holds. */
-function nextWrite (live: Map<string, EntryStatus>, newSlug: () => string): { slug: string, op: Op, status: EntryStatus | null, body?: object } {
+function nextWrite (live: Map<string, Held>, newSlug: () => string, n: number): Write {
   const status: EntryStatus = Math.random() < 0.5 ? 'draft' : 'published'
   const slugs = [...live.keys()]
+  // A long text, so that a torn write would show.
+  const fields = (title: string): Data => ({ title: `${title}-${n}-${'x'.repeat(Math.floor(Math.random() * 2000))}`, n, ref: pick(TARGETS) })
   if (slugs.length === 0 || Math.random() < 0.3) {
     const slug = newSlug()
-    return { slug, op: 'create', status, body: { _slug: slug, _status: status, title: 'new', n: 0 } }
+    const data = fields('new')
+    return { slug, op: 'create', status, data, body: { _slug: slug, _status: status, ...data } }
   }
-  const slug = slugs[Math.floor(Math.random() * slugs.length)] as string
+  const slug = pick(slugs)
+  const held = live.get(slug) as Held
   const roll = Math.random()
-  if (roll < 0.35) return { slug, op: 'put', status, body: { _status: status, title: 'put', n: 1 } }
-  // A PATCH flips the status (a publish or an unpublish) or edits a field and keeps it.
-  if (roll < 0.8) return Math.random() < 0.5 ? { slug, op: 'patch', status: live.get(slug) as EntryStatus, body: { n: 2 } } : { slug, op: 'patch', status, body: { _status: status } }
-  return { slug, op: 'delete', status: null }
+  if (roll < 0.35) {
+    const data = fields('put')
+    return { slug, op: 'put', status, data, body: { _status: status, ...data } }
+  }
+  // A PATCH flips the status (a publish or an unpublish), or edits fields and keeps it.
+  if (roll < 0.8) {
+    if (Math.random() < 0.5) return { slug, op: 'patch', status, data: held.data, body: { _status: status } }
+    const change = Math.random() < 0.5 ? { n } : { ref: pick(TARGETS) }
+    return { slug, op: 'patch', status: held.status, data: { ...held.data, ...change }, body: change }
+  }
+  return { slug, op: 'delete', status: null, data: null }
 }
 
 /** One client: writes to its own entries, one request at a time, until the server is gone. */
 async function client (base: string, name: string, log: Sent[], failures: string[], acked: () => void): Promise<void> {
-  const live = new Map<string, EntryStatus>()
+  const live = new Map<string, Held>()
   let n = 0
   for (;;) {
-    const w = nextWrite(live, () => `${name}-${n++}`)
-    const sent: Sent = { slug: w.slug, op: w.op, status: w.status, previous: w.op === 'create' ? null : live.get(w.slug) as EntryStatus, sentAt: performance.now(), ackedAt: null }
+    const w = nextWrite(live, () => `${name}-${n}`, n++)
+    const sent: Sent = { slug: w.slug, op: w.op, status: w.status, previous: live.get(w.slug)?.status ?? null, data: w.data, sentAt: performance.now(), ackedAt: null }
     log.push(sent)
     const method = { create: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE' }[w.op]
     let status: number
@@ -85,8 +117,8 @@ async function client (base: string, name: string, log: Sent[], failures: string
       return
     }
     sent.ackedAt = performance.now()
-    if (w.status === null) live.delete(w.slug)
-    else live.set(w.slug, w.status)
+    if (w.status === null || w.data === null) live.delete(w.slug)
+    else live.set(w.slug, { status: w.status, data: w.data })
     acked()
   }
 }
@@ -120,9 +152,9 @@ async function startHealthy (t: Test, env: Env, what: string): Promise<{ server:
   return await run
 }
 
-/** Starts the server on the data dir, writes from every client until `acks` writes are acknowledged, then kills it. */
-async function crashCycle (t: Test, store: StoreName, dataDir: string, hook: string, cycle: number, acks: number): Promise<{ sent: Sent[], output: string }> {
-  const { server, port } = await startHealthy(t, {
+/** The server's settings: webhooks to a URL never reachable and not retried for an hour, so each payload stays in the outbox for the test to read. */
+function serverEnv (store: StoreName, dataDir: string, hook: string): Env {
+  return {
     CMS_STORE: store,
     CMS_DATA_DIR: dataDir,
     CMS_HOST: '127.0.0.1',
@@ -131,16 +163,34 @@ async function crashCycle (t: Test, store: StoreName, dataDir: string, hook: str
     // Never reachable, and not retried for an hour: each payload stays in the outbox for the test to read.
     CMS_WEBHOOKS: hook,
     CMS_WEBHOOK_BACKOFF_MS: '3600000'
-  }, `${store}, cycle ${cycle}`)
-  const base = `http://127.0.0.1:${port}`
-  if (cycle === 0) {
-    const res = await fetch(`${base}/api/schemas`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: COLLECTION, fields: { title: { field_type: 'string' }, n: { field_type: 'integer' } } })
-    })
-    t.equal(res.status, 201, `${store}: the schema`)
   }
+}
+
+async function post (base: string, url: string, body: object): Promise<number> {
+  const res = await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  await res.arrayBuffer()
+  return res.status
+}
+
+/** The schemas and the entries the writes reference. */
+async function prepare (t: Test, store: StoreName, base: string): Promise<void> {
+  t.equal(await post(base, '/api/schemas', { name: TARGET_COLLECTION, fields: { title: { field_type: 'string' } } }), 201, `${store}: the target schema`)
+  t.equal(await post(base, '/api/schemas', {
+    name: COLLECTION,
+    fields: { title: { field_type: 'string' }, n: { field_type: 'integer' }, ref: { field_type: 'reference', collection: TARGET_COLLECTION } }
+  }), 201, `${store}: the schema`)
+  for (const slug of TARGETS) t.equal(await post(base, `/api/content/${TARGET_COLLECTION}`, { _slug: slug, title: slug }), 201)
+}
+
+/**
+ * Starts the server on the data dir; checks the last crash's aftermath (`after`); then writes
+ * from every client until `acks` writes are acknowledged, and kills it.
+ */
+async function crashCycle (t: Test, store: StoreName, dataDir: string, hook: string, cycle: number, acks: number, after: Reopened | null): Promise<{ sent: Sent[], output: string }> {
+  const { server, port } = await startHealthy(t, serverEnv(store, dataDir, hook), `${store}, cycle ${cycle}`)
+  const base = `http://127.0.0.1:${port}`
+  if (after === null) await prepare(t, store, base)
+  else await checkRestart(t, base, dataDir, after, `${store}, start of cycle ${cycle}`)
   const sent: Sent[] = []
   const failures: string[] = []
   let count = 0
@@ -170,13 +220,13 @@ function outboxPayloads (dataDir: string): Payload[] {
 interface Reopened {
   /** The log, in seq order. */
   records: ChangeRecord[]
-  /** The status of each entry written that exists. */
-  entries: Map<string, EntryStatus>
+  /** Every entry of the collection written, by slug. */
+  entries: Map<string, Held>
   latest: number
 }
 
 /** The data dir opened again, as the server opens its store. */
-async function reopen (store: StoreName, dataDir: string, slugs: readonly string[]): Promise<Reopened> {
+async function reopen (store: StoreName, dataDir: string): Promise<Reopened> {
   const opened = createStore(store, { dataDir })
   await opened.open()
   try {
@@ -187,8 +237,10 @@ async function reopen (store: StoreName, dataDir: string, slugs: readonly string
       after = page.upTo
       if (!page.more) break
     }
-    const found = await opened.getMany(SCOPE, COLLECTION, slugs)
-    const entries = new Map([...found].map(([slug, entry]) => [slug, entry.status]))
+    const entries = new Map<string, Held>()
+    for await (const { collection, entry } of opened.entries()) {
+      if (collection === COLLECTION) entries.set(entry.slug, { status: entry.status, data: entry.data })
+    }
     return { records, entries, latest: await opened.changes.latestSeq() }
   } finally {
     await opened.close()
@@ -229,7 +281,7 @@ function payloadProblems (writes: readonly Sent[], payloads: readonly Payload[],
  * after it, a higher seq saying what one of the two did (the write in flight, or the entry as it
  * is when that write did not land); and what the entry is.
  */
-function recordProblems (writes: readonly Sent[], seqOf: ReadonlyMap<Sent, number>, record: ChangeRecord | undefined, entry: EntryStatus | undefined): string[] {
+function recordProblems (writes: readonly Sent[], seqOf: ReadonlyMap<Sent, number>, record: ChangeRecord | undefined, entry: Held | undefined): string[] {
   const last = writes.filter(w => w.ackedAt !== null).at(-1)
   if (last === undefined) return []
   const slug = last.slug
@@ -241,8 +293,22 @@ function recordProblems (writes: readonly Sent[], seqOf: ReadonlyMap<Sent, numbe
   }
   const out: string[] = []
   if (!candidates.map(said).includes(recorded(record))) out.push(`${slug}: the log says ${recorded(record)}, the writes ${candidates.map(said).join(' or ')}`)
-  if (recorded(record) !== (entry === undefined ? 'delete:null' : `upsert:${entry}`)) out.push(`${slug}: the log says ${recorded(record)}, the entry is ${entry ?? 'absent'}`)
+  out.push(...dataProblems(candidates, entry))
+  if (recorded(record) !== (entry === undefined ? 'delete:null' : `upsert:${entry.status}`)) out.push(`${slug}: the log says ${recorded(record)}, the entry is ${entry ?? 'absent'}`)
   return out
+}
+
+/** The same data whatever the order of its fields. */
+function sameData (a: Data, b: Data): boolean {
+  const keys = Object.keys(a).sort()
+  return JSON.stringify(keys) === JSON.stringify(Object.keys(b).sort()) && keys.every(k => a[k] === b[k])
+}
+
+/** The entry is what one of the candidate writes made it, whole. */
+function dataProblems (candidates: readonly Sent[], entry: Held | undefined): string[] {
+  const slug = (candidates[0] as Sent).slug
+  const made = (w: Sent): boolean => w.data === null ? entry === undefined : entry !== undefined && entry.status === w.status && sameData(entry.data, w.data)
+  return candidates.some(made) ? [] : [`${slug}: the entry is ${JSON.stringify(entry)?.slice(0, 200) ?? 'absent'}, which no write it could be made`]
 }
 
 /** What is wrong with the reopened data dir after a cycle; `before` is the highest seq of the earlier cycles. */
@@ -260,6 +326,36 @@ function problems (sent: readonly Sent[], payloads: readonly Payload[], log: Reo
   if (new Set(seqs).size !== seqs.length) out.push('a seq was given to two writes')
   if (seqs.some(s => s > log.latest)) out.push(`a payload's seq is above the log's latest ${log.latest}`)
   return out
+}
+
+/**
+ * What a start made of the crash before it (`state`: the data dir as reopened after the kill; the
+ * start changes no content): the reverse index lists exactly the entries that reference each
+ * target, and the latest event of every entry ever written says what it is, with its record's seq.
+ */
+async function checkRestart (t: Test, base: string, dataDir: string, state: Reopened, what: string): Promise<void> {
+  for (const target of TARGETS) {
+    const res = await fetch(`${base}/api/content/${TARGET_COLLECTION}/${target}/referrers`)
+    const listed = (await res.json() as Array<{ collection: string, slug: string }>).filter(r => r.collection === COLLECTION).map(r => r.slug).sort()
+    const want = [...state.entries].filter(([, e]) => e.data.ref === target).map(([slug]) => slug).sort()
+    t.strictSame(listed, want, `${what}: the referrers of ${target} are the entries that reference it`)
+  }
+  const latest = new Map<string, Payload>()
+  for (const p of outboxPayloads(dataDir)) {
+    if (p.collection === COLLECTION && p.seq > (latest.get(p.slug)?.seq ?? 0)) latest.set(p.slug, p)
+  }
+  const records = new Map(state.records.filter(r => r.collection === COLLECTION).map(r => [r.slug, r]))
+  const out: string[] = []
+  for (const slug of new Set([...latest.keys(), ...records.keys(), ...state.entries.keys()])) {
+    const [event, entry, record] = [latest.get(slug), state.entries.get(slug), records.get(slug)]
+    const says = event === undefined ? 'nothing' : `${event.event}:${String(event.status)}@${event.seq}`
+    const is = entry === undefined ? (record === undefined ? 'nothing' : `content.deleted:null@${record.seq}`) : `${entry.status}@${record?.seq ?? '?'}`
+    const agrees = entry === undefined
+      ? (record === undefined ? event === undefined || event.event === 'content.deleted' : says === is)
+      : event !== undefined && event.event !== 'content.deleted' && event.status === entry.status && event.seq === record?.seq
+    if (!agrees) out.push(`${slug}: the outbox's latest event is ${says}, the entry ${is}`)
+  }
+  t.strictSame(out, [], `${what}: the outbox's latest event of each entry says what it is`)
 }
 
 /** Seqs above the earlier cycles', and a write acknowledged before another was sent has the lower seq. */
@@ -284,21 +380,24 @@ function orderProblems (writes: Array<{ sentAt: number, ackedAt: number, seq: nu
   return out
 }
 
-t.setTimeout(Math.max(120_000, CYCLES * 40_000))
+// A start takes up to 30 s on a loaded machine: a minute per cycle of both stores.
+t.setTimeout(Math.max(120_000, (CYCLES + 1) * 60_000))
 
 t.test('every acknowledged write survives kill -9 of the server, in the log and in order, on both stores', async t => {
   const hook = await closedPortUrl()
   await Promise.all(STORES.map(async store => {
     const dataDir = path.join(tempDir(t), 'data')
     let before = 0
+    let state: Reopened | null = null
     const sent: Sent[] = []
     for (let cycle = 0; cycle < CYCLES; cycle++) {
       const wanted = 20 + Math.floor(Math.random() * 200)
       const what = `${store}, cycle ${cycle} (killed after ${wanted} acknowledged writes)`
-      const run = await crashCycle(t, store, dataDir, hook, cycle, wanted)
+      const run = await crashCycle(t, store, dataDir, hook, cycle, wanted, state)
       sent.push(...run.sent)
       t.ok(run.sent.filter(w => w.ackedAt !== null).length >= wanted, `${what}: the clients were writing`)
-      const log = await reopen(store, dataDir, [...new Set(run.sent.map(w => w.slug))])
+      const log = await reopen(store, dataDir)
+      state = log
       const slugs = new Set(run.sent.map(w => w.slug))
       const payloads = outboxPayloads(dataDir).filter(p => slugs.has(p.slug))
       t.strictSame(problems(run.sent, payloads, log, before), [], `${what}: every acknowledged write is in the log, in order`, { output: run.output.slice(-2000) })
@@ -306,5 +405,10 @@ t.test('every acknowledged write survives kill -9 of the server, in the log and 
       before = log.latest
     }
     t.ok(sent.some(w => w.op === 'patch' && w.previous === 'published' && w.status === 'draft' && w.ackedAt !== null), `${store}: unpublishes were among the writes`)
+    // A last start checks the last crash, and stops cleanly.
+    const { server, port } = await startHealthy(t, serverEnv(store, dataDir, hook), `${store}, after the last cycle`)
+    if (state !== null) await checkRestart(t, `http://127.0.0.1:${port}`, dataDir, state, `${store}, after the last cycle`)
+    server.child.kill('SIGTERM')
+    t.equal(await server.exited, 0, `${store}: a clean stop after the crashes`)
   }))
 })

@@ -20,7 +20,7 @@ import {
   parseAssetPath, realInside, splitAssetPath
 } from './paths.js'
 import type { AssetRepository, OpenResult } from './repository.js'
-import { scanAssets } from './scan.js'
+import { inspectAsset, listAssetFiles, type AssetFile } from './scan.js'
 import type { AssetListQuery, AssetLogger, AssetMeta, AssetRecord } from './types.js'
 
 /** A part of a multipart upload, shaped like @fastify/multipart's parts (no import of it here). */
@@ -110,17 +110,62 @@ export class AssetLibrary {
     this.located = new LRUCache<string, LocatedAsset>({ max: 10_000, ttl: Math.max(ttl, 0), ttlAutopurge: false })
   }
 
-  /** Opens the metadata, rebuilding it from the disk when missing (logged). */
+  /**
+   * Opens the metadata, rebuilding it from the disk when missing (logged), after sweeping the
+   * temp files a crash left; then reconciles it with the files (see `reconcile`).
+   */
   async open (): Promise<OpenResult> {
+    const { files, tempRemoved } = await listAssetFiles(this.roots, this.options.log)
+    if (tempRemoved > 0) this.options.log.warn({ count: tempRemoved }, 'assets: removed temp files of interrupted uploads')
+    let scanned = false
     const result = await this.repository.open(async () => {
-      const metas = await scanAssets(this.roots, this.options.log)
+      scanned = true
+      const metas: AssetMeta[] = []
+      for (const file of files) metas.push(await inspectAsset(file))
       return metas
     })
     if (result.rebuilt !== null) {
       this.options.log.info({ store: this.repository.kind, reason: result.rebuilt, assets: result.count },
         'asset metadata was missing: rebuilt it from the files on disk')
     }
-    return result
+    if (scanned) return result
+    return { ...result, count: result.count + await this.reconcile(files) }
+  }
+
+  /**
+   * Makes the records match the files after a crash (or a change made while stopped): a record
+   * whose file is gone is dropped (a crash inside a delete, which removes the file first, ends
+   * with the delete done), and a file no record lists is registered as the rebuild would (a
+   * crash inside an upload, after the rename, keeps the file: nothing on disk is destroyed).
+   * Logged when it changed anything. Returns the change in the number of records.
+   */
+  private async reconcile (files: readonly AssetFile[]): Promise<number> {
+    const onDisk = new Map(files.map(f => [lockKey(f.environment, f.path), f]))
+    let dropped = 0
+    for (const environment of this.roots.names) {
+      for (const meta of this.allRecords(environment)) {
+        if (onDisk.delete(lockKey(environment, meta.path))) continue
+        // Not met by the walk (a folder deeper than it goes, say): only a file that is really gone counts.
+        if (await exists(this.roots.lexical(environment, meta.path))) continue
+        await this.repository.remove(environment, meta.path)
+        dropped++
+      }
+    }
+    for (const file of onDisk.values()) await this.repository.insert(await inspectAsset(file))
+    if (dropped > 0 || onDisk.size > 0) {
+      this.options.log.warn({ dropped, registered: onDisk.size }, 'assets: reconciled the metadata with the files on disk (records of missing files dropped, unlisted files registered)')
+    }
+    return onDisk.size - dropped
+  }
+
+  /** Every record of an environment, read a page at a time. */
+  private allRecords (environment: string): AssetMeta[] {
+    const out: AssetMeta[] = []
+    for (let page = 1; ; page++) {
+      const { items, total } = this.repository.list(environment, { page, perPage: 1000 })
+      out.push(...items)
+      if (items.length === 0 || out.length >= total) return out
+    }
   }
 
   async close (): Promise<void> {

@@ -1,6 +1,8 @@
-// Rebuilding the metadata from the files on disk (only when the metadata is missing).
-import { opendir, stat } from 'node:fs/promises'
+// The asset files on disk: listed to reconcile the metadata with them at every start, inspected
+// to rebuild the metadata when it is missing, and swept of the temp files a crash left.
+import { opendir, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { isTempFile } from '../durable.js'
 import { inspectFile } from './inspect.js'
 import { isMissing, joinAssetPath, MAX_FOLDER_DEPTH, splitAssetPath, type AssetRoots } from './paths.js'
 import type { AssetLogger, AssetMeta } from './types.js'
@@ -11,39 +13,68 @@ import type { AssetLogger, AssetMeta } from './types.js'
  */
 const ADDRESSABLE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 
-/** Every regular file under each environment's directory, inspected. Symbolic links are never followed. */
+/** An addressable regular file in an environment's directory. */
+export interface AssetFile {
+  environment: string
+  /** Relative to the environment's directory, with '/' separators. */
+  path: string
+  absolute: string
+}
+
+/** What a walk of the asset directories found. */
+export interface AssetFiles {
+  files: AssetFile[]
+  /** Temp files a crash left (an upload's `.upload.<uuid>.tmp`, an atomic write's), now removed. */
+  tempRemoved: number
+}
+
+/**
+ * Every addressable regular file under each environment's directory. Symbolic links are never
+ * followed. Temp files are removed on the way: nothing is writing while the store starts.
+ */
+export async function listAssetFiles (roots: AssetRoots, log: AssetLogger): Promise<AssetFiles> {
+  const found: AssetFiles = { files: [], tempRemoved: 0 }
+  const visitor: Visitor = {
+    log,
+    // Without environments the root is shared by nothing else; with them, each has its own.
+    skipDirs: new Set(roots.names.map(name => roots.dir(name))),
+    file: async () => {},
+    temp: async (absolute) => {
+      await rm(absolute, { force: true })
+      found.tempRemoved++
+    }
+  }
+  for (const environment of roots.names) {
+    visitor.file = async (relative, absolute) => { found.files.push({ environment, path: relative, absolute }) }
+    await walk(roots.dir(environment), '', 0, visitor)
+  }
+  return found
+}
+
+/** One file's metadata, from what it holds (type, dimensions) and its stat. */
+export async function inspectAsset (file: AssetFile): Promise<AssetMeta> {
+  const st = await stat(file.absolute)
+  const { folder, name } = splitAssetPath(file.path)
+  const inspection = await inspectFile(file.absolute, name)
+  return { environment: file.environment, path: file.path, folder, name, size: st.size, ...inspection, createdAt: st.mtime.toISOString() }
+}
+
+/** Every regular file under each environment's directory, inspected (a rebuild of the metadata). */
 export async function scanAssets (roots: AssetRoots, log: AssetLogger): Promise<AssetMeta[]> {
   const out: AssetMeta[] = []
-  const environmentDirs = new Set(roots.names.map(name => roots.dir(name)))
-  for (const environment of roots.names) {
-    const root = roots.dir(environment)
-    // Without environments the root is shared by nothing else; with them, each has its own.
-    await walk(root, '', 0, async (relative, absolute) => {
-      const st = await stat(absolute)
-      const { folder, name } = splitAssetPath(relative)
-      const inspection = await inspectFile(absolute, name)
-      out.push({
-        environment,
-        path: relative,
-        folder,
-        name,
-        size: st.size,
-        ...inspection,
-        createdAt: st.mtime.toISOString()
-      })
-    }, log, environmentDirs)
-  }
+  for (const file of (await listAssetFiles(roots, log)).files) out.push(await inspectAsset(file))
   return out
 }
 
-async function walk (
-  dir: string,
-  relative: string,
-  depth: number,
-  visit: (relative: string, absolute: string) => Promise<void>,
-  log: AssetLogger,
+interface Visitor {
+  file: (relative: string, absolute: string) => Promise<void>
+  temp: (absolute: string) => Promise<void>
+  log: AssetLogger
   skipDirs: ReadonlySet<string>
-): Promise<void> {
+}
+
+async function walk (dir: string, relative: string, depth: number, visitor: Visitor): Promise<void> {
+  const { log, skipDirs } = visitor
   let handle
   try {
     handle = await opendir(dir)
@@ -54,15 +85,19 @@ async function walk (
   for await (const entry of handle) {
     const absolute = path.join(dir, entry.name)
     const child = joinAssetPath(relative, entry.name)
+    if (entry.isFile() && isTempFile(entry.name)) {
+      await visitor.temp(absolute)
+      continue
+    }
     if (!ADDRESSABLE.test(entry.name)) {
-      if (!entry.name.startsWith('.')) log.warn({ path: child }, 'asset rebuild: skipping a file whose name the API cannot address')
+      if (!entry.name.startsWith('.')) log.warn({ path: child }, 'assets: skipping a file whose name the API cannot address')
       continue
     }
     if (entry.isDirectory()) {
       // Another environment's directory is never part of this one.
-      if (depth < MAX_FOLDER_DEPTH && !skipDirs.has(absolute)) await walk(absolute, child, depth + 1, visit, log, skipDirs)
+      if (depth < MAX_FOLDER_DEPTH && !skipDirs.has(absolute)) await walk(absolute, child, depth + 1, visitor)
     } else if (entry.isFile()) {
-      await visit(child, absolute)
+      await visitor.file(child, absolute)
     }
   }
 }

@@ -2,7 +2,7 @@
 // atomically. Names are checked before they become paths, so nothing escapes the directory.
 import { readdir, readFile, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { isTempFile, writeFileAtomic } from '../durable.js'
+import { fsyncDir, isTempFile, writeFileAtomic } from '../durable.js'
 import { isSchemaName } from './rules.js'
 
 export const SCHEMA_EXTENSIONS = ['.json5', '.json'] as const
@@ -20,7 +20,8 @@ export interface Listing {
 }
 
 export class SchemaFiles {
-  constructor (readonly dir: string) {}
+  /** `syncDir` flushes the directory's entries (a seam for tests; fsync by default). */
+  constructor (readonly dir: string, private readonly syncDir: (dir: string) => Promise<void> = fsyncDir) {}
 
   private pathOf (name: string, ext: SchemaExtension): string {
     if (!isSchemaName(name)) throw new Error(`invalid schema name ${JSON.stringify(name)}`)
@@ -81,7 +82,10 @@ export class SchemaFiles {
     await writeFileAtomic(file, `${JSON.stringify(document, null, 2)}\n`)
   }
 
-  /** Removes both `<name>.json5` and `<name>.json`; false when neither existed. */
+  /**
+   * Removes both `<name>.json5` and `<name>.json`, durably: the directory is fsynced before it
+   * resolves, as every write is, so an answered delete survives a crash. False when neither existed.
+   */
   async remove (name: string): Promise<boolean> {
     let removed = false
     for (const ext of SCHEMA_EXTENSIONS) {
@@ -92,6 +96,7 @@ export class SchemaFiles {
         if (!isMissing(err)) throw err
       }
     }
+    if (removed) await this.syncDir(this.dir)
     return removed
   }
 

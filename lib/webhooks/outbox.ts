@@ -2,6 +2,9 @@
 // infrastructure, not content: it holds deliveries (pending, then finished for the history),
 // never entries. A delivery is written in the event listener, before the API reply is sent,
 // so a crash or a restart loses nothing that was acknowledged (at-least-once delivery).
+// It also remembers which content changes (by change-log seq) it has recorded: every seq at or
+// below a floor, and each seq above it, so a start can announce the changes a crash left stored
+// but unrecorded (replay.ts).
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
@@ -50,7 +53,7 @@ export interface AttemptRecord {
   nextAttemptAt: number | null
 }
 
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -69,7 +72,12 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (status, next_attempt_at, seq);
 CREATE INDEX IF NOT EXISTS deliveries_status ON deliveries (status, seq);
+CREATE TABLE IF NOT EXISTS announced (seq INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS marks (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 `
+
+/** The mark below which (inclusive) every change of the log was recorded. */
+const FLOOR_MARK = 'announced_floor'
 
 interface Row {
   id: string
@@ -102,7 +110,8 @@ const iso = (ms: number): string => new Date(ms).toISOString()
 export class Outbox {
   private readonly db: Database.Database
   private readonly statements
-  private readonly insertMany: (deliveries: NewDelivery[], now: number) => void
+  private readonly insertMany: (deliveries: NewDelivery[], now: number, seq: number | null) => void
+  private readonly raiseFloor: (floor: number) => void
   private readonly page: (status: DeliveryStatus | null, limit: number, offset: number) => { items: DeliveryRecord[], total: number }
 
   constructor (readonly file: string) {
@@ -153,11 +162,22 @@ export class Outbox {
       countAll: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM deliveries'),
       listByStatus: db.prepare<[string, number, number], Row>(
         'SELECT * FROM deliveries WHERE status = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
-      countByStatus: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM deliveries WHERE status = ?')
+      countByStatus: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM deliveries WHERE status = ?'),
+      announce: db.prepare<[number]>('INSERT OR IGNORE INTO announced (seq) VALUES (?)'),
+      isAnnounced: db.prepare<[number], { seq: number }>('SELECT seq FROM announced WHERE seq = ?'),
+      dropAnnounced: db.prepare<[number]>('DELETE FROM announced WHERE seq <= ?'),
+      getMark: db.prepare<[string], { value: number }>('SELECT value FROM marks WHERE name = ?'),
+      setMark: db.prepare<[string, number]>('INSERT INTO marks (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
     }
-    this.insertMany = db.transaction((deliveries: NewDelivery[], now: number) => {
+    // The change's seq in the same transaction as its deliveries: recorded means announced.
+    this.insertMany = db.transaction((deliveries: NewDelivery[], now: number, seq: number | null) => {
       const at = iso(now)
       for (const d of deliveries) this.statements.insert.run(d.id, d.event, d.url, d.body, at, at, now)
+      if (seq !== null) this.statements.announce.run(seq)
+    })
+    this.raiseFloor = db.transaction((floor: number) => {
+      this.statements.dropAnnounced.run(floor)
+      this.statements.setMark.run(FLOOR_MARK, floor)
     })
     // One read transaction, so the page and its total describe the same moment.
     this.page = db.transaction((status: DeliveryStatus | null, limit: number, offset: number) => {
@@ -168,9 +188,28 @@ export class Outbox {
     })
   }
 
-  /** Records the deliveries of one event in one transaction, due at once. Durable when it returns. */
-  enqueue (deliveries: NewDelivery[], now: number): void {
-    if (deliveries.length > 0) this.insertMany(deliveries, now)
+  /**
+   * Records the deliveries of one event in one transaction, due at once, with the seq of the
+   * content change it announces (null for other events). Durable when it returns.
+   */
+  enqueue (deliveries: NewDelivery[], now: number, seq: number | null = null): void {
+    if (deliveries.length > 0) this.insertMany(deliveries, now, seq)
+  }
+
+  /** The seq at or below which every change was recorded; null for an outbox that never kept one. */
+  announcedFloor (): number | null {
+    return this.statements.getMark.get(FLOOR_MARK)?.value ?? null
+  }
+
+  /** Whether the change of `seq` was recorded (at or below the floor, or recorded above it). */
+  isAnnounced (seq: number): boolean {
+    const floor = this.announcedFloor()
+    return (floor !== null && seq <= floor) || this.statements.isAnnounced.get(seq) !== undefined
+  }
+
+  /** Moves the floor up to `floor` (never down), forgetting the seqs it now covers. */
+  advanceFloor (floor: number): void {
+    if (floor > (this.announcedFloor() ?? -1)) this.raiseFloor(floor)
   }
 
   /** Up to `limit` pending deliveries due at `now`, oldest due first, skipping those in `exclude`. */

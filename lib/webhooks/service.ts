@@ -11,6 +11,7 @@ import type { CmsEvent, EventName } from '../../types/events.js'
 import { pageParameter, perPageParameter } from '../query/parse.js'
 import { Outbox, type AttemptRecord, type DeliveryStatus, type DueDelivery } from './outbox.js'
 import { buildPayload } from './payload.js'
+import { replayedEvent, unannounced, type ChangeSource } from './replay.js'
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, retryDelay, type AttemptOutcome } from './retry.js'
 import { attemptDelivery } from './send.js'
 
@@ -39,6 +40,8 @@ export interface WebhookServiceOptions {
   graceMs?: number
   /** Finished deliveries kept for the history. */
   keepFinished?: number
+  /** Content events recorded between two moves of the announced floor (1000). */
+  compactEvery?: number
   logger?: WebhookLogger
   now?: () => number
   random?: () => number
@@ -80,6 +83,8 @@ const DEFAULT_KEEP_FINISHED = 1000
 const PRUNE_EVERY = 100
 /** After an outbox error in the worker, the next try. */
 const ERROR_PAUSE_MS = 5000
+/** Content events recorded between two moves of the announced floor (which bounds the seqs kept). */
+const COMPACT_EVERY = 1000
 /** setTimeout's largest delay. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -110,6 +115,7 @@ export class WebhookService {
   private readonly concurrency: number
   private readonly graceMs: number
   private readonly keepFinished: number
+  private readonly compactEvery: number
   private readonly log: WebhookLogger
   private readonly now: () => number
   private readonly random: () => number
@@ -122,6 +128,9 @@ export class WebhookService {
   private finishedSincePrune = 0
   private state: State = 'idle'
   private closing: Promise<void> | null = null
+  private changes: ChangeSource | null = null
+  private recordedSinceCompaction = 0
+  private compacting: Promise<void> | null = null
 
   constructor (options: WebhookServiceOptions) {
     // A URL listed twice is notified once.
@@ -134,6 +143,7 @@ export class WebhookService {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS
     this.keepFinished = options.keepFinished ?? DEFAULT_KEEP_FINISHED
+    this.compactEvery = options.compactEvery ?? COMPACT_EVERY
     this.log = options.logger ?? silent
     this.now = options.now ?? Date.now
     this.random = options.random ?? Math.random
@@ -175,8 +185,48 @@ export class WebhookService {
       const id = randomUUID()
       return { id, event: event.event, url, body: JSON.stringify(buildPayload(event, id, timestamp)) }
     })
-    this.outbox.enqueue(deliveries, now)
+    const seq = 'seq' in event ? event.seq : null
+    this.outbox.enqueue(deliveries, now, seq)
+    if (seq !== null && ++this.recordedSinceCompaction >= this.compactEvery) this.scheduleCompaction()
     this.wake()
+  }
+
+  /**
+   * At start, before `start`: records the events of every change the log holds that the outbox
+   * never recorded (a crash between a write and its event), then moves the floor past them.
+   * An outbox without a floor (new, or from a version without one) starts at the log's latest
+   * seq: changes made before webhooks were configured are not announced. Returns how many.
+   */
+  async catchUp (source: ChangeSource): Promise<number> {
+    const outbox = this.outbox
+    if (outbox === null) return 0
+    this.changes = source
+    const floor = outbox.announcedFloor()
+    if (floor === null) {
+      outbox.advanceFloor(await source.log.latestSeq())
+      return 0
+    }
+    const { missing } = await unannounced(source, floor, seq => outbox.isAnnounced(seq))
+    for (const record of missing) this.record(await replayedEvent(source, record))
+    if (missing.length > 0) this.log.warn({ count: missing.length }, 'announced content changes that a crash left stored but unrecorded')
+    await this.compactAnnounced()
+    return missing.length
+  }
+
+  /** Moves the floor up to the first change not yet recorded, so the outbox keeps few seqs. */
+  private async compactAnnounced (): Promise<void> {
+    const outbox = this.outbox
+    if (this.changes === null || outbox === null) return
+    const { floor } = await unannounced(this.changes, outbox.announcedFloor() ?? 0, seq => outbox.isAnnounced(seq))
+    if (outbox.open) outbox.advanceFloor(floor)
+  }
+
+  private scheduleCompaction (): void {
+    if (this.compacting !== null || this.state !== 'running') return
+    this.recordedSinceCompaction = 0
+    this.compacting = this.compactAnnounced()
+      .catch((err: unknown) => { this.log.warn({ err }, 'could not move the announced floor of the webhook outbox') })
+      .finally(() => { this.compacting = null })
   }
 
   /** The history, newest first. Without webhooks configured it is empty. */
@@ -223,6 +273,7 @@ export class WebhookService {
   private async stop (): Promise<void> {
     this.state = 'stopping'
     this.clearTimer()
+    await this.compacting
     if (this.inFlight.size > 0) {
       let grace: NodeJS.Timeout | undefined
       await Promise.race([

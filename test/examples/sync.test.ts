@@ -52,7 +52,13 @@ t.test('examples/sync.mjs keeps a folder exactly in step with the server', async
   writeSchemas(dataDir)
   const port = await freePort()
   const server = startServer({ CMS_DATA_DIR: dataDir, CMS_PORT: String(port), CMS_SEED: 'false', CMS_API_KEY: ADMIN_KEY, CMS_LOG_LEVEL: 'warn' })
-  t.teardown(() => { server.child.kill('SIGTERM') })
+  // The server is stopped, and its exit awaited, before its data folder is removed: a server
+  // still writing as the folder goes makes the removal fail (ENOTEMPTY).
+  const stop = async (): Promise<void> => {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM')
+    await server.exited
+  }
+  t.teardown(stop)
   await waitForHealth(t, port, server.exited)
   const base = `http://127.0.0.1:${port}`
   const admin = { authorization: `Bearer ${ADMIN_KEY}` }
@@ -89,4 +95,5 @@ t.test('examples/sync.mjs keeps a folder exactly in step with the server', async
   await send('DELETE', '/api/content/authors/ann')
   await send('PUT', '/api/content/posts/p5', { title: 'Replaced' })
   await check('another round')
+  await stop()
 })

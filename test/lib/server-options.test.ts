@@ -56,3 +56,24 @@ t.test('serverOptions: the settings that shape the instance', async t => {
   const poisoned = await fastify.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}}' })
   t.equal(poisoned.statusCode, 400, '__proto__ keys refused')
 })
+
+t.test('keys in the query string are redacted from logged URLs at info (issue 28 item 13)', async t => {
+  const lines: Line[] = []
+  const key = 'configured-key-0123456789abcdef'
+  const config = testConfig(tempDir(t), { CMS_LOG_LEVEL: 'info', CMS_API_KEY: key })
+  const logger: FastifyBaseLogger = createLogger(config, sink(lines))
+  const fastify = Fastify({ ...serverOptions(config), loggerInstance: logger })
+  t.teardown(async () => { await fastify.close() })
+  fastify.get('/x', async () => ({ ok: true }))
+  await fastify.inject({ url: `/x?_page=2&api_key=guessed-secret-1&ACCESS%5FTOKEN=guessed-secret-2&q=${encodeURIComponent(key + '/+')}&token` })
+  const urls = lines.filter(l => l.msg === 'incoming request').map(l => (l.req as { url: string }).url)
+  t.strictSame(urls, ['/x?_page=2&api_key=[redacted]&ACCESS%5FTOKEN=[redacted]&q=[redacted]%2F%2B&token'])
+  t.notMatch(JSON.stringify(lines), /guessed-secret|configured-key/, 'no key anywhere in the lines')
+})
+
+t.test('redactUrl: paths, bad encodings and URLs without a query pass through', async t => {
+  const { redactUrl } = await import('../../lib/server-options.js')
+  t.equal(redactUrl('/api/content/post'), '/api/content/post')
+  t.equal(redactUrl('/a?%E0%A4%A=1&key=2'), '/a?%E0%A4%A=1&key=[redacted]', 'a name that does not decode is kept as sent')
+  t.equal(redactUrl('/a/secret-key-in-the-path-123?x=1', ['secret-key-in-the-path-123']), '/a/[redacted]?x=1')
+})

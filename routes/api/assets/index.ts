@@ -1,16 +1,39 @@
 // /api/assets (contract §7): upload, list, serve and delete. The multipart parser and the
 // static-file sender are registered here, encapsulated: only these routes accept multipart
 // bodies, and `reply.sendFile` cannot clash with another static root elsewhere in the app.
+import { ReadStream } from 'node:fs'
+import { once } from 'node:events'
 import multipart from '@fastify/multipart'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
-import { unsupportedMediaType } from '../../../lib/errors.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { notFound, unsupportedMediaType } from '../../../lib/errors.js'
+import { isMissing } from '../../../lib/assets/paths.js'
 import { servingHeaders, type LocatedAsset } from '../../../lib/assets/library.js'
 import { deleteSchema, listSchema, serveSchema, uploadSchema } from './schemas.js'
 
 /** Files per upload request. */
 const MAX_FILES = 100
+
+/** What @fastify/static sets for a file it is about to send: none of it fits an error answer. */
+const REPRESENTATION_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'cache-control', 'content-security-policy']
+
+/**
+ * Waits until the file being served is open, before a byte or a header is sent: from then on a
+ * delete cannot take it away (the descriptor holds it). A file deleted between the stat and the
+ * open (a GET racing a DELETE) is a 404 in the envelope, its file headers dropped.
+ */
+async function openBeforeAnswering (stream: ReadStream, reply: FastifyReply, asset: string): Promise<void> {
+  if (!stream.pending) return
+  try {
+    await once(stream, 'ready')
+  } catch (err) {
+    stream.destroy()
+    for (const name of REPRESENTATION_HEADERS) reply.removeHeader(name)
+    if (isMissing(err)) throw notFound(`Asset '${asset}' not found.`)
+    throw err
+  }
+}
 
 const assets: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(multipart, {
@@ -53,6 +76,7 @@ const assets: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/*', {
     schema: serveSchema,
     onSend: async (request, reply, payload) => {
+      if (payload instanceof ReadStream) await openBeforeAnswering(payload, reply, serving.get(request)?.meta.path ?? '')
       // A 304 carries no representation headers (RFC 9110 §15.4.5).
       if (reply.statusCode === 304) reply.removeHeader('content-type')
       // A 416 says how long the file is (RFC 9110 §15.5.17); the error envelope drops send's header.
