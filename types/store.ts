@@ -126,6 +126,11 @@ export interface ContentStore {
    * restarts (the reference index) is trusted at start only when it was saved with the same one.
    */
   contentFingerprint: () => Promise<string>
+  /**
+   * Resolves when the store can answer right now (GET /ready, contract §12), and rejects when it
+   * cannot: closed, or its database or folder unreachable. Cheap: a trivial read, nothing scanned.
+   */
+  ping: () => Promise<void>
 
   /**
    * The change log's read side (types/changes.ts): each entry key's latest change, tombstones

@@ -23,7 +23,8 @@
 // is in the log. A crash between the append and the entry write leaves a record the entry does
 // not match, which the log's reconcile, run at every open with the entries read, replaces by one
 // that does.
-import { readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { access, readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { CmsError } from '../errors.js'
 import { compilePredicate, selectAfter, selectPage, sortCandidates, type Candidate } from '../query/memory.js'
@@ -410,6 +411,13 @@ export class FileStore implements ContentStore {
       if (rec !== undefined) out.set(slug, rec.entry)
     }
     return out
+  }
+
+  async ping (): Promise<void> {
+    if (!this.opened) throw new Error('the file store is not open')
+    // The data folder must still be there to read and write: a volume gone or made read-only
+    // (a lost mount) fails here.
+    await access(this.root, constants.R_OK | constants.W_OK | constants.X_OK)
   }
 
   async contentFingerprint (): Promise<string> {

@@ -506,6 +506,11 @@ export class SqliteStore implements ContentStore {
     return this.revisions.get(bucketKey(scope.environment, collection, localeKey(scope))) ?? this.openRevision
   }
 
+  async ping (): Promise<void> {
+    // A statement the connection must run: a closed store or a broken database file throws.
+    this.statement('SELECT 1').get()
+  }
+
   async contentFingerprint (): Promise<string> {
     // Every write through the store takes a seq; other tools must not write the database.
     return `sqlite:${await this.openChangeLog().latestSeq()}`

@@ -33,6 +33,8 @@ function discovery (): Call[] {
   return [
     { method: 'GET', url: '/health', status: 200 },
     { method: 'HEAD', url: '/health', status: 200 },
+    { method: 'GET', url: '/ready', status: 200 },
+    { method: 'HEAD', url: '/ready', status: 200 },
     { method: 'GET', url: '/api/openapi.json', status: 200 },
     { method: 'HEAD', url: '/api/openapi.json', status: 200 },
     { method: 'GET', url: '/api/locales', status: 200 },

@@ -334,6 +334,16 @@ for (const factory of storeFactories) {
       t.same((await again.get(scope, 'posts', 'e'))?.data, { n: 'again' }, 'what is stored and what is read agree')
     })
 
+    t.test('ping: resolves while the store can answer, rejects before open and after close', async t => {
+      const store = factory.create({ dataDir: path.join(tempDir(t), 'data') })
+      t.teardown(() => store.close())
+      await t.rejects(store.ping(), 'not open yet')
+      await store.open()
+      await t.resolves(store.ping())
+      await store.close()
+      await t.rejects(store.ping(), 'closed')
+    })
+
     t.test('persistence across close and reopen', async t => {
       const dataDir = path.join(tempDir(t), 'data')
       const first = await open(t, dataDir)
