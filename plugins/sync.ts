@@ -2,7 +2,7 @@
 // with the data dir's sync key (lib/sync/secret.ts) signing its cursors.
 import fp from 'fastify-plugin'
 import { loadSyncSecret } from '../lib/sync/secret.js'
-import { SyncService } from '../lib/sync/service.js'
+import { DEFAULT_KEPT_CHARS, SyncService } from '../lib/sync/service.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,6 +17,9 @@ export default fp(async (fastify) => {
     store: fastify.store,
     registry: fastify.schemas,
     entryJson: (model, entry) => fastify.content.entryJson(model, entry),
-    secret
+    secret,
+    // Kept answers are cached answers: none when the response cache is off (CMS_CACHE_MAX or
+    // CMS_CACHE_MAX_BYTES 0, as `lectern --data-dir` runs), else an eighth of its byte budget.
+    keptChars: fastify.config.cacheMax === 0 ? 0 : Math.min(DEFAULT_KEPT_CHARS, Math.floor(fastify.config.cacheMaxBytes / 8))
   }))
 }, { name: 'sync', dependencies: ['config', 'data', 'store', 'schemas', 'content'], fastify: '5.x' })

@@ -23,6 +23,11 @@ export interface SyncServiceOptions {
   entryJson: (model: CollectionModel, entry: StoredEntry) => string
   /** The HMAC key of cursors (secret.ts). */
   secret: Uint8Array
+  /**
+   * Characters of answers kept in all (default DEFAULT_KEPT_CHARS); 0 keeps none. The plugin
+   * takes them from the response cache's budget, and keeps none when that cache is off.
+   */
+  keptChars?: number
 }
 
 export const cursorExpired = (): CmsError =>
@@ -38,9 +43,9 @@ interface KeptAnswer {
   models: Map<string, CollectionModel | null>
 }
 
-/** Kept answers, at most, and their characters in all: an answer of 1,000 entries is about 1 MB. */
+/** Kept answers, at most, and their characters in all by default: an answer of 1,000 entries is about 1 MB. */
 const KEPT_ANSWERS = 256
-const KEPT_CHARS = 16 * 1024 * 1024
+export const DEFAULT_KEPT_CHARS = 16 * 1024 * 1024
 
 export class SyncService {
   /**
@@ -50,9 +55,15 @@ export class SyncService {
    * and pollers asking with the same cursor (most often: "anything new?", answered with nothing)
    * cost two reads of the log's counters.
    */
-  private readonly answers = new LRUCache<string, KeptAnswer>({ max: KEPT_ANSWERS, maxSize: KEPT_CHARS, sizeCalculation: kept => kept.body.length + 1 })
+  private readonly answers: LRUCache<string, KeptAnswer> | null
+  /** The longest answer kept: a sixteenth of the budget, so one answer never fills it. */
+  private readonly keptAnswerChars: number
 
-  constructor (private readonly options: SyncServiceOptions) {}
+  constructor (private readonly options: SyncServiceOptions) {
+    const keptChars = options.keptChars ?? DEFAULT_KEPT_CHARS
+    this.answers = keptChars > 0 ? new LRUCache({ max: KEPT_ANSWERS, maxSize: keptChars, sizeCalculation: kept => kept.body.length + 1 }) : null
+    this.keptAnswerChars = keptChars / 16
+  }
 
   /** One answer, as its JSON text: `{ items, cursor, more }`. */
   async read (query: Record<string, unknown>, caller: Caller, scopeOf: SyncRequestContext['scopeOf']): Promise<string> {
@@ -64,10 +75,10 @@ export class SyncService {
       ? { ...request.scope, collections: request.collections, publishedOnly: request.publishedOnly, seq: 0, baseline: latest }
       : this.current(request.cursor, sees, { horizon, latest })
     const key = request.kind === 'initial' ? JSON.stringify([cursor, request.perPage]) : `${request.cursor}\u0000${request.perPage}`
-    const kept = this.answers.get(key)
+    const kept = this.answers?.get(key)
     if (kept !== undefined && kept.latest === latest && kept.horizon === horizon && this.modelsCurrent(kept.models)) return kept.body
     const answer = await this.answer(cursor, request.perPage)
-    if (answer.body.length < KEPT_CHARS / 16) this.answers.set(key, { ...answer, latest, horizon })
+    if (answer.body.length < this.keptAnswerChars) this.answers?.set(key, { ...answer, latest, horizon })
     return answer.body
   }
 
