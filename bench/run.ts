@@ -786,6 +786,13 @@ async function incrementalRow (server: Running, name: string, cursor: string): P
   const pageRequest: CannonRequest = { method: 'GET', path: '/api/content/bench_post?_per_page=100&_page=7' }
   const target = { url: server.url, pid: server.child.pid }
   const paired = await measurePair(target, syncRequest, target, pageRequest)
+  addPairedRow(name, paired, 'CPU <= 2x page of 100',
+    paired.lectern.errors === 0 && paired.cpuRatio !== null && paired.cpuRatio >= 0.5,
+    `base/s: an uncached page of 100; cpu%: its server CPU per request over the sync answer's (${median(paired.rounds.map(r => r.server_cpu_us.lectern ?? 0))} µs against ${median(paired.rounds.map(r => r.server_cpu_us.baseline ?? 0))} µs)`)
+}
+
+/** A SQLite row of two Lectern requests measured against each other (measurePair), recorded and printed. */
+function addPairedRow (name: string, paired: Awaited<ReturnType<typeof measurePair>>, target: string, pass: boolean, note: string): void {
   const row: Row = {
     name,
     store: 'sqlite',
@@ -794,9 +801,9 @@ async function incrementalRow (server: Running, name: string, cursor: string): P
     ratio: paired.ratio,
     cpu_ratio: paired.cpuRatio,
     rounds: paired.rounds,
-    target: 'CPU <= 2x page of 100',
-    pass: paired.lectern.errors === 0 && paired.cpuRatio !== null && paired.cpuRatio >= 0.5,
-    note: `base/s: an uncached page of 100; cpu%: its server CPU per request over the sync answer's (${median(paired.rounds.map(r => r.server_cpu_us.lectern ?? 0))} µs against ${median(paired.rounds.map(r => r.server_cpu_us.baseline ?? 0))} µs)`
+    target,
+    pass,
+    note
   }
   rows.push(row)
   printRow(row)
@@ -817,21 +824,10 @@ async function keysetRow (server: Running, name: string, entries: number): Promi
   const paired = await measurePair(target, lastRequest, target, firstRequest)
   const head = median(walk.times.slice(1, 11))
   const tail = median(walk.times.slice(-10))
-  const row: Row = {
-    name,
-    store: 'sqlite',
-    lectern: paired.lectern,
-    baseline: paired.baseline,
-    ratio: paired.ratio,
-    cpu_ratio: paired.cpuRatio,
-    rounds: paired.rounds,
-    target: 'last page CPU <= first',
-    pass: walk.measure.errors === 0 && paired.lectern.errors === 0 && paired.cpuRatio !== null && paired.cpuRatio >= 0.9,
-    note: 'req/s: the last page; base/s: the page after the first; cpu%: the first\'s CPU per request over the last\'s. ' +
-      `The whole walk: ${walk.times.length} pages in ${walk.seconds.toFixed(1)} s, median ${head.toFixed(1)} ms over pages 2-11, ${tail.toFixed(1)} ms over the last 10`
-  }
-  rows.push(row)
-  printRow(row)
+  addPairedRow(name, paired, 'last page CPU <= first',
+    walk.measure.errors === 0 && paired.lectern.errors === 0 && paired.cpuRatio !== null && paired.cpuRatio >= 0.9,
+    'req/s: the last page; base/s: the page after the first; cpu%: the first\'s CPU per request over the last\'s. ' +
+      `The whole walk: ${walk.times.length} pages in ${walk.seconds.toFixed(1)} s, median ${head.toFixed(1)} ms over pages 2-11, ${tail.toFixed(1)} ms over the last 10`)
 }
 
 async function transformPhase (): Promise<void> {
