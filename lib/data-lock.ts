@@ -10,7 +10,7 @@
 // system only if it supports POSIX locks), and a second lock in the same process is refused as
 // well (SQLite keeps one lock per file per process).
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from './sqlite-driver.js'
 
 export const LOCK_FILE = 'lectern.lock'
 

@@ -17,7 +17,7 @@
 // at start). A last start checks the last cycle. Both stores run side by side.
 // More cycles: LECTERN_CRASH_CYCLES=20 npx tap test/server-crash.test.ts (the file's timeout grows with them).
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../lib/sqlite-driver.js'
 import t, { type Test } from 'tap'
 import { createStore } from '../lib/store/index.js'
 import { OUTBOX_FILE } from '../plugins/webhooks.js'

@@ -3,7 +3,7 @@
 // opens and rebuilds on its own.
 import { existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../sqlite-driver.js'
 import type { AssetRepository, OpenResult } from './repository.js'
 import type { AssetListQuery, AssetListResult, AssetMeta } from './types.js'
 

@@ -2,7 +2,7 @@
 // indexes on its own connection to the database, so the store's connection keeps answering reads
 // meanwhile (WAL: readers never wait for a writer).
 import { parentPort, workerData } from 'node:worker_threads'
-import Database from 'better-sqlite3'
+import Database from '../sqlite-driver.js'
 import { analyze, registerFunctions } from './sqlite-connection.js'
 import type { IndexJob } from './sqlite-index-build.js'
 

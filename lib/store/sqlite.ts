@@ -24,7 +24,7 @@
 // the entry (or the end of the flush that wrote it) keeps exact.
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import Database, { type Database as SqliteDatabase, type Statement } from 'better-sqlite3'
+import Database, { type SqliteDatabase, type Statement } from '../sqlite-driver.js'
 import { LRUCache } from 'lru-cache'
 import { CmsError } from '../errors.js'
 import { afterSegments, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'

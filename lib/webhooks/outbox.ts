@@ -7,7 +7,7 @@
 // but unrecorded (replay.ts).
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../sqlite-driver.js'
 import type { EventName } from '../../types/events.js'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'

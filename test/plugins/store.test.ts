@@ -1,7 +1,7 @@
 // The store plugin alone on a bare instance: config, events, data, a fake schema registry.
 import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../../lib/sqlite-driver.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import configPlugin from '../../plugins/config.js'

@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../../lib/sqlite-driver.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { request } from 'undici'

@@ -4,7 +4,7 @@
 // both stores; deeper data is set aside at start (logged), on both stores alike.
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../../lib/sqlite-driver.js'
 import t, { type Test } from 'tap'
 import { createStore } from '../../lib/store/index.js'
 import { DATABASE_FILE } from '../../lib/store/sqlite.js'

@@ -3,7 +3,7 @@
 // simulated by writing through the store alone (as the content service does, minus the event);
 // the next start must record one event per such change, with the change's seq, and none twice.
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../../lib/sqlite-driver.js'
 import t from 'tap'
 import { OUTBOX_FILE } from '../../plugins/webhooks.js'
 import type { ContentEvent } from '../../types/events.js'

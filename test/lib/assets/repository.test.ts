@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../../../lib/sqlite-driver.js'
 import t, { type Test } from 'tap'
 import { createAssetRepository, type AssetRepository } from '../../../lib/assets/repository.js'
 import { ASSET_INDEX_FILE } from '../../../lib/assets/file-repository.js'

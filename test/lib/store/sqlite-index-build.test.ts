@@ -6,7 +6,7 @@
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { setTimeout as pause } from 'node:timers/promises'
-import Database from 'better-sqlite3'
+import Database from '../../../lib/sqlite-driver.js'
 import t, { type Test } from 'tap'
 import { SqliteStore, DATABASE_FILE } from '../../../lib/store/sqlite.js'
 import type { ResolvedSchema } from '../../../types/schema.js'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../../../lib/sqlite-driver.js'
 import t, { type Test } from 'tap'
 import { Outbox, type NewDelivery } from '../../../lib/webhooks/outbox.js'
 import { tempDir } from '../../helper.js'

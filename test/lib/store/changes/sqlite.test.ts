@@ -1,7 +1,7 @@
 // What only the SQLite store's change log does: its tables and their version, back-fill from the
 // store's `entries` table, and records that live and die with the write's transaction.
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import Database from '../../../../lib/sqlite-driver.js'
 import t, { type Test } from 'tap'
 import { SqliteChangeLog } from '../../../../lib/store/changes/sqlite.js'
 import { DATABASE_FILE } from '../../../../lib/store/sqlite.js'
