@@ -1,11 +1,10 @@
 # syntax=docker/dockerfile:1
-# Node 24 (active LTS; Node 20 is past its end of life), held at 24.18.1: from 24.19 on, an addon
-# built on node::ObjectWrap (better-sqlite3 12) aborts when the garbage collector frees one of its
-# statements ("Assertion failed: (env) != nullptr", nodejs/node#65446). Move to node:24-bookworm-slim
-# once Node fixes it, or with better-sqlite3 13 (Node-API; it needs Node 22 or newer).
+# Node 24 (active LTS; Node 20 is past its end of life), pinned to the release the suite last ran
+# on. On Node 22 and later Lectern loads better-sqlite3 13 (Node-API, prebuilt); better-sqlite3 12
+# is installed too, for Node 20 only (lib/sqlite-driver.ts says why), and compiles here.
 # Build stage: native modules (better-sqlite3) compile here; the TypeScript and the admin UI (with
 # its .br/.gz files) are built.
-ARG NODE_IMAGE=node:24.18.1-bookworm-slim
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 RUN apt-get update \
