@@ -16,6 +16,10 @@ export default [
           { name: 'better-sqlite3', message: 'Import the driver from lib/sqlite-driver.ts.', allowTypeImports: true },
           { name: 'better-sqlite3-napi', message: 'Import the driver from lib/sqlite-driver.ts.', allowTypeImports: true }
         ]
+      }],
+      'no-restricted-syntax': ['error', {
+        selector: 'ImportExpression[source.value=/^better-sqlite3/]',
+        message: 'Import the driver from lib/sqlite-driver.ts.'
       }]
     }
   }

@@ -19,7 +19,7 @@ t.test('sqlite store: one database file in WAL mode', async t => {
   t.ok(existsSync(path.join(dataDir, 'lectern.db')))
   t.ok(existsSync(path.join(dataDir, 'lectern.db-wal')), 'write-ahead log')
   await store.close()
-  const { default: Database } = await import('better-sqlite3')
+  const { default: Database } = await import('../../../lib/sqlite-driver.js')
   const db = new Database(path.join(dataDir, 'lectern.db'), { readonly: true })
   t.teardown(() => db.close())
   t.same(db.prepare('SELECT environment, collection, locale, slug, status, data FROM entries').all(), [

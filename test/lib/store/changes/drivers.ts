@@ -30,7 +30,7 @@ export interface LogDriver {
 export async function openLog (kind: LogKind, dataDir: string, options: LogOptions = {}): Promise<LogDriver> {
   const logOptions = { retentionDays: options.retentionDays ?? 30, clock: options.clock, log: options.log }
   if (kind === 'sqlite') {
-    const { default: Database } = await import('better-sqlite3')
+    const { default: Database } = await import('../../../../lib/sqlite-driver.js')
     const { SqliteChangeLog } = await import('../../../../lib/store/changes/sqlite.js')
     const db = new Database(path.join(dataDir, 'lectern.db'))
     db.pragma('journal_mode = WAL')

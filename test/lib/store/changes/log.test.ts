@@ -27,7 +27,7 @@ async function forgetLog (kind: LogKind, dataDir: string): Promise<void> {
     await rm(path.join(dataDir, 'content', CHANGE_LOG_FILE))
     return
   }
-  const { default: Database } = await import('better-sqlite3')
+  const { default: Database } = await import('../../../../lib/sqlite-driver.js')
   const db = new Database(path.join(dataDir, DATABASE_FILE))
   db.exec('DROP TABLE change_log; DROP TABLE change_log_meta')
   db.close()
