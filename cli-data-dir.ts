@@ -30,8 +30,15 @@ export async function openDataDir (dataDir: string, store: 'sqlite' | 'file', en
   await fastify.ready()
   return {
     async request (method, url, json) {
-      const res = await fastify.inject({ method: method as 'GET', url, ...(json === undefined ? {} : { payload: json as object }) })
-      return { status: res.statusCode, body: res.rawPayload }
+      // As a stream: light-my-request otherwise also decodes every body into a string, unused here.
+      const res = await fastify.inject({ method: method as 'GET', url, payloadAsStream: true, ...(json === undefined ? {} : { payload: json as object }) })
+      const chunks: Buffer[] = []
+      for await (const chunk of res.stream()) chunks.push(chunk as Buffer)
+      // Each request ends on a new turn of the event loop: a command that only awaits injected
+      // requests never lets the microtask queue drain, and until it does V8 keeps what the
+      // requests dropped alive (an export of 100,000 entries grew past 500 MB without this).
+      await new Promise(resolve => setImmediate(resolve))
+      return { status: res.statusCode, body: chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks) }
     },
     async close () { await fastify.close() }
   }

@@ -41,11 +41,16 @@ export class Api {
     return await this.transport.request(method, url, json)
   }
 
-  /** GET of a JSON body; a non-2xx answer throws an ApiError with the envelope's message. */
-  async get<T> (url: string): Promise<T> {
+  /** The body of a GET, as sent; a non-2xx answer throws an ApiError with the envelope's message. */
+  async getBytes (url: string): Promise<Buffer> {
     const reply = await this.transport.request('GET', url)
     if (reply.status >= 300) throw new ApiError(reply.status, `GET ${url}: ${replyMessage(reply)}`)
-    return JSON.parse(reply.body.toString('utf8')) as T
+    return reply.body
+  }
+
+  /** GET of a JSON body, parsed; a non-2xx answer throws an ApiError with the envelope's message. */
+  async get<T> (url: string): Promise<T> {
+    return JSON.parse((await this.getBytes(url)).toString('utf8')) as T
   }
 
   /** Every item of a paged list, page by page, as the raw JSON of each item. */

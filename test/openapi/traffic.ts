@@ -4,7 +4,10 @@ import { ADMIN_KEY, EDITOR_KEY, VIEWER_KEY } from '../helper.js'
 
 export interface Call {
   method: string
-  /** Path and query; `{etag:<key>}` is replaced by the ETag recorded under that key. */
+  /**
+   * Path and query; `{etag:<key>}` is replaced by the ETag recorded under that key, `{cursor}` by
+   * the sync cursor recorded, `{ahead}` by a cursor of the server ahead of its change log.
+   */
   url: string
   key?: string
   headers?: Record<string, string>
@@ -27,6 +30,8 @@ export interface Call {
 }
 
 const BAD_KEY = 'not-a-key-0123456789abcdef'
+/** The upload limit the proxy test's server runs with (CMS_UPLOAD_LIMIT), small enough to exceed cheaply. */
+export const UPLOAD_LIMIT = 65536
 const json = (method: string, url: string, body: unknown, status: number, key = EDITOR_KEY): Call => ({ method, url, json: body, status, key })
 
 function discovery (): Call[] {
@@ -65,6 +70,8 @@ function schemas (): Call[] {
     json('PUT', '/api/schemas/note', { ...note, label: 'Note' }, 200, ADMIN_KEY),
     json('PUT', '/api/schemas/missing', { ...note, name: 'missing' }, 404, ADMIN_KEY),
     json('PUT', '/api/schemas/note', note, 403, VIEWER_KEY),
+    json('PUT', '/api/schemas/note', note, 401, BAD_KEY),
+    json('PUT', '/api/schemas/note', { name: 'note', fields: { x: { field_type: 'nope' } } }, 422, ADMIN_KEY),
     { method: 'DELETE', url: '/api/schemas/note', key: VIEWER_KEY, status: 403 },
     { method: 'DELETE', url: '/api/schemas/note', key: BAD_KEY, status: 401 },
     { method: 'DELETE', url: '/api/schemas/note', key: ADMIN_KEY, status: 204 },
@@ -106,6 +113,8 @@ function writes (): Call[] {
     json('PUT', '/api/content/article/missing', { ...ARTICLE, _slug: 'missing' }, 404),
     json('PUT', '/api/content/article/first', { ...ARTICLE, code: 'changed' }, 422),
     json('PUT', '/api/content/article/first', ARTICLE, 403, VIEWER_KEY),
+    json('PUT', '/api/content/article/first', ARTICLE, 401, BAD_KEY),
+    json('PATCH', '/api/content/article/first', { views: 1 }, 403, VIEWER_KEY),
     { method: 'PATCH', url: '/api/content/article/first', key: EDITOR_KEY, headers: { 'content-type': 'application/merge-patch+json' }, json: { views: 4, rating: null }, status: 200 },
     json('PATCH', '/api/content/article/first', { kind: null }, 422),
     json('PATCH', '/api/content/article/missing', { views: 1 }, 404),
@@ -138,6 +147,7 @@ function reads (): Call[] {
     { method: 'HEAD', url: '/api/content/person/ada/referrers', status: 200 },
     { method: 'GET', url: '/api/content/nope/x/referrers', status: 404 },
     { method: 'DELETE', url: '/api/content/article/second', key: VIEWER_KEY, status: 403 },
+    { method: 'DELETE', url: '/api/content/article/second', key: BAD_KEY, status: 401 },
     { method: 'DELETE', url: '/api/content/article/second', key: EDITOR_KEY, status: 204 },
     { method: 'DELETE', url: '/api/content/article/second', key: EDITOR_KEY, status: 404 }
   ]
@@ -173,6 +183,7 @@ function assets (png: Uint8Array): Call[] {
     json('POST', '/api/transform/cache/invalidate', {}, 403, VIEWER_KEY),
     json('POST', '/api/transform/cache/invalidate', {}, 401, BAD_KEY),
     { method: 'DELETE', url: '/api/assets/pics%2Fnotes-1.txt', key: VIEWER_KEY, status: 403 },
+    { method: 'DELETE', url: '/api/assets/pics%2Fnotes-1.txt', key: BAD_KEY, status: 401 },
     { method: 'DELETE', url: '/api/assets/pics%2Fnotes-1.txt', key: EDITOR_KEY, status: 204 },
     { method: 'DELETE', url: '/api/assets/pics%2Fnotes-1.txt', key: EDITOR_KEY, status: 404 }
   ]
@@ -195,6 +206,8 @@ function sync (): Call[] {
     { method: 'GET', url: '/api/sync?cursor={cursor}', key: ADMIN_KEY, status: 200 },
     { method: 'GET', url: '/api/sync?initial=true&_status=published&collections=person', status: 200 },
     { method: 'GET', url: '/api/sync?cursor=not-a-cursor', status: 400 },
+    // A cursor of this server ahead of its log (the log restored from an older backup): 410.
+    { method: 'GET', url: '/api/sync?cursor={ahead}', key: ADMIN_KEY, status: 410 },
     { method: 'GET', url: '/api/sync', status: 400 }
   ]
 }
@@ -204,6 +217,7 @@ function sync (): Call[] {
  * proxy answers them itself, so they go to the server, whose answers must still be declared.
  */
 function refusedBodies (): Call[] {
+  const big = { name: 'big.txt', bytes: new Uint8Array(UPLOAD_LIMIT + 1), type: 'text/plain' }
   const text = { 'content-type': 'text/plain' }
   const badJson = { 'content-type': 'application/json' }
   const huge = JSON.stringify({ _slug: 'big', title: 'x'.repeat(1_100_000), kind: 'news' })
@@ -212,6 +226,12 @@ function refusedBodies (): Call[] {
     { method: 'POST', url: '/api/content/article', key: EDITOR_KEY, headers: badJson, raw: '{"_slug":', status: 400, direct: true },
     { method: 'POST', url: '/api/content/article', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
     { method: 'PUT', url: '/api/content/article/first', key: EDITOR_KEY, headers: text, raw: 'hello', status: 415, direct: true },
+    { method: 'PUT', url: '/api/content/article/first', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
+    { method: 'PATCH', url: '/api/content/article/first', key: EDITOR_KEY, headers: text, raw: 'hello', status: 415, direct: true },
+    { method: 'PATCH', url: '/api/content/article/first', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
+    { method: 'POST', url: '/api/schemas', key: ADMIN_KEY, headers: badJson, raw: huge, status: 413, direct: true },
+    { method: 'PUT', url: '/api/schemas/person', key: ADMIN_KEY, headers: text, raw: 'hello', status: 415, direct: true },
+    { method: 'POST', url: '/api/assets', key: EDITOR_KEY, form: { file: big }, status: 413, direct: true },
     { method: 'PATCH', url: '/api/content/article/first', key: EDITOR_KEY, headers: badJson, raw: '[', status: 400, direct: true },
     { method: 'POST', url: '/api/schemas', key: ADMIN_KEY, headers: text, raw: 'hello', status: 415, direct: true },
     { method: 'PUT', url: '/api/schemas/person', key: ADMIN_KEY, headers: badJson, raw: huge, status: 413, direct: true },
