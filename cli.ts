@@ -3,7 +3,6 @@
 // Like server.ts, it alone reads the environment.
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import v8 from 'node:v8'
 import { main } from './lib/cli/main.js'
 import { openDataDir } from './cli-data-dir.js'
 
@@ -15,13 +14,6 @@ function version (): string {
   }
   return 'unknown'
 }
-
-// The heap grows by half of what a full collection leaves alive (V8's default lets it quadruple):
-// a command is one long run whose live memory is small, most of what it allocates being each
-// answer's. No limit is set, so a command still works whatever the data's size. An export of
-// 100,000 entries with --data-dir peaked at 287-310 MB of RSS without this, 218-222 MB with it
-// (bench export row). V8 reads the flag at each collection, so setting it now takes effect.
-v8.setFlagsFromString('--heap-growing-percent=50')
 
 const store = process.env.CMS_STORE === 'file' ? 'file' : 'sqlite'
 process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, version: version(), defaultStore: store, openDataDir: async (dir, kind) => await openDataDir(dir, kind, process.env) }, process.env)

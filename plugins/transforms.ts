@@ -2,7 +2,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import fp from 'fastify-plugin'
-import { configureSharp, TransformService } from '../lib/assets/transforms.js'
+import { TransformService } from '../lib/assets/transforms.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,7 +12,6 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  configureSharp()
   const service = new TransformService({
     library: fastify.assets,
     cacheDir: path.join(fastify.config.dataDir, 'cache', 'transforms'),

@@ -8,7 +8,7 @@
 // labelled as something a browser would render or run.
 import { open } from 'node:fs/promises'
 import { fileTypeFromFile } from 'file-type'
-import sharp from 'sharp'
+import { loadSharp } from './sharp.js'
 
 export const OCTET_STREAM = 'application/octet-stream'
 
@@ -100,6 +100,7 @@ export async function imageSize (file: string, mime: string): Promise<{ width: n
   if (!DECODABLE_IMAGES.has(mime)) return { width: null, height: null }
   try {
     // Reading the header only: no pixels are decoded, so no pixel limit is needed here.
+    const sharp = await loadSharp()
     const meta = await sharp(file, { limitInputPixels: false }).metadata()
     const width = meta.autoOrient?.width ?? meta.width
     const height = meta.autoOrient?.height ?? meta.height

@@ -15,7 +15,7 @@ import type { ReadStream } from 'node:fs'
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { LRUCache } from 'lru-cache'
-import sharp from 'sharp'
+import { loadSharp } from './sharp.js'
 import { badRequest, CmsError, notFound, unsupportedMediaType } from '../errors.js'
 import { Limiter } from './concurrency.js'
 import { fsyncDir, fsyncFile } from '../durable.js'
@@ -163,12 +163,6 @@ export interface TransformStats {
 // One-shot hashing runs in native code without a Hash object per call (this is on the hot path).
 const sha = (value: string): string => hash('sha256', value, 'hex')
 
-/** Process-wide sharp settings: one libvips thread per image (the limiter bounds the images) and no operation cache. */
-export function configureSharp (): void {
-  sharp.concurrency(1)
-  sharp.cache(false)
-}
-
 export class TransformService {
   readonly stats: TransformStats = { computed: 0, hits: 0, shared: 0 }
   readonly cacheDir: string
@@ -311,6 +305,7 @@ export class TransformService {
   private async encode (variant: Variant, temp: string): Promise<void> {
     const { params, source } = variant
     this.stats.computed++
+    const sharp = await loadSharp()
     let image = sharp(source.file, { limitInputPixels: this.pixelLimit, failOn: 'error' })
       .autoOrient()
       .resize({
