@@ -39,6 +39,11 @@ const DDL = `
   CREATE TABLE IF NOT EXISTS change_log_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 `
 const COLUMNS = 'seq, environment, locale, collection, slug, op, status, at'
+/**
+ * What a read selects: the scope is the filter's, so it is not read back. Read as arrays (raw):
+ * a page's cost is mostly the values it materializes, and a sync answer reads one per change.
+ */
+const READ_COLUMNS = 'seq, collection, slug, op, status, at'
 /** Kept when after the baseline, or when it announces a present entry (ChangeFilter `baseline`). */
 const BASELINE_SQL = "(seq > ? OR (op = 'upsert' AND (? = 0 OR status = 'published')))"
 
@@ -62,14 +67,17 @@ function prepare (db: Database): Record<'upsert' | 'latest' | 'getMeta' | 'setMe
       coalesce((SELECT value FROM change_log_meta WHERE key = 'horizon'), 0))`).pluck(),
     getMeta: db.prepare('SELECT value FROM change_log_meta WHERE key = ?').pluck(),
     setMeta: db.prepare('INSERT OR REPLACE INTO change_log_meta (key, value) VALUES (?, ?)'),
-    page: db.prepare(`SELECT ${COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
-      ORDER BY seq LIMIT ?`),
-    pageIn: db.prepare(`SELECT ${COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
-      AND collection IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`),
+    page: db.prepare(`SELECT ${READ_COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
+      ORDER BY seq LIMIT ?`).raw(),
+    pageIn: db.prepare(`SELECT ${READ_COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
+      AND collection IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`).raw(),
     countExpired: db.prepare("SELECT count(*) AS dropped, max(seq) AS top FROM change_log WHERE op = 'delete' AND at < ?"),
     dropExpired: db.prepare("DELETE FROM change_log WHERE op = 'delete' AND at < ?")
   }
 }
+
+/** A row of READ_COLUMNS, as a raw statement gives it. */
+type ReadRow = [seq: number, collection: string, slug: string, op: 'upsert' | 'delete', status: EntryStatus | null, at: string]
 
 function toRecord (row: ChangeRow): ChangeRecord {
   return changeRecord(row.seq, { ...row, locale: row.locale === '' ? null : row.locale })
@@ -183,9 +191,14 @@ export class SqliteChangeLog implements ChangeLog {
     const scope = [filter.environment, filter.locale ?? '', afterSeq, ...baseline]
     const rows = (filter.collections === undefined
       ? stmt.page.all(...scope, limit + 1)
-      : stmt.pageIn.all(...scope, JSON.stringify(filter.collections), limit + 1)) as ChangeRow[]
+      : stmt.pageIn.all(...scope, JSON.stringify(filter.collections), limit + 1)) as ReadRow[]
     const more = rows.length > limit
-    const records = (more ? rows.slice(0, limit) : rows).map(toRecord)
+    const count = more ? limit : rows.length
+    const records = new Array<ChangeRecord>(count)
+    for (let i = 0; i < count; i++) {
+      const [seq, collection, slug, op, status, at] = rows[i] as ReadRow
+      records[i] = Object.freeze({ seq, environment: filter.environment, locale: filter.locale, collection, slug, op, status, at })
+    }
     const upTo = more ? (records.at(-1) as ChangeRecord).seq : Math.max(afterSeq, this.latest())
     return { records, more, upTo }
   }
