@@ -235,12 +235,15 @@ function toMeasure (r: Result): Measure {
   }
 }
 
-async function cannon (url: string, request: CannonRequest, extraOpts: { amount?: number, duration?: number } = {}): Promise<Result> {
+/** What one run sends: one request, or several that each connection sends in turn. */
+type Load = CannonRequest | CannonRequest[]
+
+async function cannon (url: string, request: Load, extraOpts: { amount?: number, duration?: number } = {}): Promise<Result> {
   return await autocannon({
     url,
     connections: CONNECTIONS,
     ...(extraOpts.amount === undefined ? { duration: extraOpts.duration ?? DURATION } : { amount: extraOpts.amount }),
-    requests: [request],
+    requests: Array.isArray(request) ? request : [request],
     timeout: 30
   })
 }
@@ -285,7 +288,7 @@ interface Timed { measure: Measure, clientCpu: number, serverCpuUs: number | nul
  * One measured run, with the share of its core this process (the load generator) used meanwhile
  * and the server's CPU time per request.
  */
-async function timedRun (target: Target, request: CannonRequest): Promise<Timed> {
+async function timedRun (target: Target, request: Load): Promise<Timed> {
   const cpu = process.cpuUsage()
   const server0 = processCpuUs(target.pid)
   const start = performance.now()
@@ -310,7 +313,7 @@ async function timedRun (target: Target, request: CannonRequest): Promise<Timed>
  * pairs Lectern with itself, on another request.
  */
 async function measurePair (
-  lecternServer: Target, request: CannonRequest, baselineServer: Target, baselineRequest: CannonRequest = request
+  lecternServer: Target, request: Load, baselineServer: Target, baselineRequest: Load = request, roundCount = ROUNDS
 ): Promise<{ lectern: Measure, baseline: Measure, ratio: number, cpuRatio: number | null, rounds: Round[] }> {
   if (WARMUP > 0) {
     await cannon(lecternServer.url, request, { duration: WARMUP })
@@ -319,7 +322,7 @@ async function measurePair (
   const lectern: Measure[] = []
   const baseline: Measure[] = []
   const rounds: Round[] = []
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < roundCount; round++) {
     let l, b
     if (round % 2 === 0) {
       l = await timedRun(lecternServer, request)
@@ -805,18 +808,38 @@ async function syncPhase (): Promise<void> {
   }
 }
 
-/** 100 changes after `cursor`, then that cursor's answer (the same 100 items each time) paired with an uncached page of 100. */
-async function incrementalRow (server: Running, name: string, cursor: string): Promise<void> {
-  for (let i = 0; i < 100; i++) await api(server, 'PATCH', `/api/content/bench_post/entry-${i * 997}`, { title: `Changed ${i}` })
-  const syncRequest: CannonRequest = { method: 'GET', path: `/api/sync?cursor=${encodeURIComponent(cursor)}` }
-  const answer = await api(server, 'GET', syncRequest.path ?? '') as { items: unknown[], more: boolean }
-  if (answer.items.length !== 100 || answer.more) throw new Error(`${name}: ${answer.items.length} items, more ${String(answer.more)}`)
+/** Distinct cursors of the incremental row: each answers its own 100 changes. */
+const INCREMENTAL_CURSORS = 100
+
+/**
+ * Fresh incremental answers of 100 changes each, paired with an uncached page of 100. After the
+ * initial run, 200 entries are patched one by one and a cursor taken after each of the first
+ * 100: each cursor's answer is the next 100 changes (`more: true`), a different answer per
+ * cursor, and the load sends them in turn. The server runs with its cache off, so the sync
+ * service keeps no answer (plugins/sync.ts) and every request reads the log and renders afresh.
+ */
+async function incrementalRow (server: Running, name: string, initialCursor: string): Promise<void> {
+  const syncPath = (cursor: string): string => `/api/sync?cursor=${encodeURIComponent(cursor)}`
+  const cursors: string[] = []
+  let cursor = initialCursor
+  for (let i = 0; i < 2 * INCREMENTAL_CURSORS; i++) {
+    await api(server, 'PATCH', `/api/content/bench_post/entry-${i * 487}`, { title: `Changed ${i}` })
+    if (i >= INCREMENTAL_CURSORS) continue
+    cursors.push(cursor)
+    cursor = String((await api(server, 'GET', syncPath(cursor)) as { cursor: string }).cursor)
+  }
+  for (const c of [cursors[0], cursors.at(-1)] as string[]) {
+    const answer = await api(server, 'GET', syncPath(c)) as { items: unknown[], more: boolean }
+    if (answer.items.length !== 100 || !answer.more) throw new Error(`${name}: ${answer.items.length} items, more ${String(answer.more)}`)
+  }
+  const syncRequests: CannonRequest[] = cursors.map(c => ({ method: 'GET', path: syncPath(c) }))
   const pageRequest: CannonRequest = { method: 'GET', path: '/api/content/bench_post?_per_page=100&_page=7' }
   const target = { url: server.url, pid: server.child.pid }
-  const paired = await measurePair(target, syncRequest, target, pageRequest)
+  const paired = await measurePair(target, syncRequests, target, pageRequest)
   addPairedRow(name, paired, 'CPU <= 2x page of 100',
     paired.lectern.errors === 0 && paired.cpuRatio !== null && paired.cpuRatio >= 0.5,
-    `base/s: an uncached page of 100; cpu%: its server CPU per request over the sync answer's (${median(paired.rounds.map(r => r.server_cpu_us.lectern ?? 0))} µs against ${median(paired.rounds.map(r => r.server_cpu_us.baseline ?? 0))} µs)`)
+    `req/s: ${INCREMENTAL_CURSORS} distinct cursors in turn, each answered afresh; base/s: an uncached page of 100; cpu%: its server CPU per request over the sync answer's ` +
+      `(${median(paired.rounds.map(r => r.server_cpu_us.lectern ?? 0))} µs against ${median(paired.rounds.map(r => r.server_cpu_us.baseline ?? 0))} µs)`)
 }
 
 /** A SQLite row of two Lectern requests measured against each other (measurePair), recorded and printed. */
@@ -837,6 +860,9 @@ function addPairedRow (name: string, paired: Awaited<ReturnType<typeof measurePa
   printRow(row)
 }
 
+/** Rounds of the keyset row at least. */
+const KEYSET_ROUNDS = 11
+
 /** The page after the first and the last page of a keyset walk, paired; and the whole walk timed once. */
 async function keysetRow (server: Running, name: string, entries: number): Promise<void> {
   const list = `${server.url}/api/content/bench_post?_per_page=100`
@@ -849,7 +875,9 @@ async function keysetRow (server: Running, name: string, entries: number): Promi
   const firstRequest: CannonRequest = { method: 'GET', path: `/api/content/bench_post?_per_page=100&_after=${encodeURIComponent(first.next)}` }
   const lastRequest: CannonRequest = { method: 'GET', path: `/api/content/bench_post?_per_page=100&_after=${encodeURIComponent(beforeLast.next)}` }
   const target = { url: server.url, pid: server.child.pid }
-  const paired = await measurePair(target, lastRequest, target, firstRequest)
+  // Nearly equal costs, compared against a line: more rounds than other rows, so the median of
+  // the per-round ratios (each round both pages, in alternating order) stands still between runs.
+  const paired = await measurePair(target, lastRequest, target, firstRequest, Math.max(ROUNDS, KEYSET_ROUNDS))
   const head = median(walk.times.slice(1, 11))
   const tail = median(walk.times.slice(-10))
   addPairedRow(name, paired, 'last page CPU <= first',

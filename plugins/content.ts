@@ -23,8 +23,8 @@ declare module 'fastify' {
     cachedReply: (lookup: (request: FastifyRequest) => Rendered | undefined) => onRequestHookHandler
   }
   interface FastifyReply {
-    /** Sends a body serialized by the content pipeline as JSON, byte for byte. */
-    sendJson: (body: string) => FastifyReply
+    /** Sends a body serialized by the content pipeline as JSON (text, or its UTF-8 bytes), byte for byte. */
+    sendJson: (body: string | Buffer) => FastifyReply
     /**
      * Sends a rendered read (an entry or a list) with its `ETag` and `Cache-Control: no-cache`,
      * or a 304 with the `ETag` and no body when `If-None-Match` matches it. From 1 KB, compressed
@@ -54,7 +54,7 @@ export default fp(async (fastify) => {
 
   // The pipeline serializes bodies itself because the ETag is a hash of their exact bytes;
   // a string with a JSON content type goes out as it is, without the route's serializer.
-  fastify.decorateReply('sendJson', function sendJson (this: FastifyReply, body: string) {
+  fastify.decorateReply('sendJson', function sendJson (this: FastifyReply, body: string | Buffer) {
     return this.type(JSON_TYPE).send(body)
   })
 

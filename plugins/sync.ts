@@ -6,7 +6,7 @@ import { DEFAULT_KEPT_CHARS, SyncService } from '../lib/sync/service.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The change feed: `read(query, caller context)` answers one page of GET /api/sync as JSON text. */
+    /** The change feed: `read(query, caller context)` answers one page of GET /api/sync as JSON (UTF-8 bytes). */
     sync: SyncService
   }
 }
@@ -16,7 +16,7 @@ export default fp(async (fastify) => {
   fastify.decorate('sync', new SyncService({
     store: fastify.store,
     registry: fastify.schemas,
-    entryJson: (model, entry) => fastify.content.entryJson(model, entry),
+    entryText: (model, entry) => fastify.content.entryText(model, entry),
     secret,
     // Kept answers are cached answers: none when the response cache is off (CMS_CACHE_MAX or
     // CMS_CACHE_MAX_BYTES 0, as `lectern --data-dir` runs), else an eighth of its byte budget.

@@ -16,32 +16,31 @@ export const CollectionParams = Type.Object({
 })
 
 /**
- * `_page` and `_per_page` of every list, kept as strings: lib/query/parse.ts types them, so that
- * every list answers a bad or huge value alike (a 400 naming the parameter).
+ * `_page`, `_per_page` and `_after` of every list, kept as strings: lib/query/parse.ts types the
+ * first two, so that every list answers a bad or huge value alike (a 400 naming the parameter),
+ * and lib/query/keyset.ts reads the cursor.
  */
 export const pagingParameters = {
   _page: Type.Optional(Type.String({ description: '1-based page, default 1' })),
-  _per_page: Type.Optional(Type.String({ description: 'Items per page, 1 to 1000, default 20' }))
+  _per_page: Type.Optional(Type.String({ description: 'Items per page, 1 to 1000, default 20' })),
+  _after: Type.Optional(Type.String({ description: 'Keyset paging (contract §10): the `next` of the answer before, with the same query; not with `_page`' }))
 }
 
-/** The envelope of a list answer (content lists and asset lists alike). */
+/**
+ * The envelope of every list answer (contract §4 and §10): content, asset and webhook delivery
+ * lists alike, `page` null on a keyset page and `next` the cursor of the page after.
+ */
 export function ListEnvelope<T extends TSchema> (item: T) {
   return Type.Object({
     items: Type.Array(item),
     total: Type.Integer({ minimum: 0, description: 'Matching items across all pages' }),
-    page: Type.Integer({ minimum: 1 }),
+    page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The page number; null with `_after`' }),
     per_page: Type.Integer({ minimum: 1, maximum: 1000 }),
-    pages: Type.Integer({ minimum: 0, description: 'ceil(total / per_page); 0 when nothing matches' })
-  })
+    pages: Type.Integer({ minimum: 0, description: 'ceil(total / per_page); 0 when nothing matches' }),
+    next: Type.Union([Type.String(), Type.Null()], { description: 'Opaque cursor of the page after this one, for `_after`; null on the last page' })
+  }, { additionalProperties: false })
 }
 
-/** A content list answer (contract §4): the envelope, with `page` null on a keyset page and `next` (§10). */
-export const EntryList = Type.Object({
-  items: Type.Array(Entry),
-  total: Type.Integer({ minimum: 0, description: 'Matching items across all pages' }),
-  page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The page number; null with `_after`' }),
-  per_page: Type.Integer({ minimum: 1, maximum: 1000 }),
-  pages: Type.Integer({ minimum: 0, description: 'ceil(total / per_page); 0 when nothing matches' }),
-  next: Type.Union([Type.String(), Type.Null()], { description: 'Opaque cursor of the page after this one, for `_after`; null on the last page' })
-})
+/** A content list answer (contract §4). */
+export const EntryList = ListEnvelope(Entry)
 export type EntryList = Static<typeof EntryList>

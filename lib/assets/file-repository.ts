@@ -6,7 +6,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { matches, type AssetRepository, type OpenResult } from './repository.js'
 import { writeFileAtomic } from '../durable.js'
-import type { AssetListQuery, AssetListResult, AssetMeta } from './types.js'
+import type { AssetListQuery, AssetListResult, AssetMeta, AssetPosition } from './types.js'
 
 export const ASSET_INDEX_FILE = 'assets-index.json'
 const VERSION = 1
@@ -20,6 +20,20 @@ interface Entry {
 interface IndexFile {
   version: number
   assets: Array<AssetMeta & { seq: number }>
+}
+
+/** The index of the first entry after `position` in `newest` (list order), by binary search. */
+function firstAfter (newest: readonly Entry[], position: AssetPosition): number {
+  let low = 0
+  let high = newest.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    const { meta, seq } = newest[mid] as Entry
+    const after = meta.createdAt < position.createdAt || (meta.createdAt === position.createdAt && seq < position.ordinal)
+    if (after) high = mid
+    else low = mid + 1
+  }
+  return low
 }
 
 export class FileAssetRepository implements AssetRepository {
@@ -99,21 +113,37 @@ export class FileAssetRepository implements AssetRepository {
   }
 
   list (environment: string, query: AssetListQuery): AssetListResult {
+    const newest = this.newest(environment)
+    // A keyset page starts at the first entry after the position; a numbered one skips `skip` matches.
+    const from = query.after === undefined ? 0 : firstAfter(newest, query.after)
+    let skip = query.after === undefined ? (query.page - 1) * query.perPage : 0
+    const items: AssetMeta[] = []
+    let last: Entry | null = null
+    let more = false
+    let total = 0
+    for (let i = 0; i < newest.length; i++) {
+      const entry = newest[i] as Entry
+      if (!matches(entry.meta, query)) continue
+      total++
+      if (i < from) continue
+      if (skip > 0) skip--
+      else if (items.length < query.perPage) {
+        items.push(entry.meta)
+        last = entry
+      } else more = true
+    }
+    return { items, total, next: more && last !== null ? { createdAt: last.meta.createdAt, ordinal: last.seq } : null }
+  }
+
+  /** The environment's entries in list order: newest first, then the later insert first. */
+  private newest (environment: string): Entry[] {
     let newest = this.sorted.get(environment)
     if (newest === undefined) {
       newest = [...(this.environments.get(environment)?.values() ?? [])]
       newest.sort((a, b) => b.meta.createdAt.localeCompare(a.meta.createdAt) || b.seq - a.seq)
       this.sorted.set(environment, newest)
     }
-    const start = (query.page - 1) * query.perPage
-    const items: AssetMeta[] = []
-    let total = 0
-    for (const entry of newest) {
-      if (!matches(entry.meta, query)) continue
-      if (total >= start && items.length < query.perPage) items.push(entry.meta)
-      total++
-    }
-    return { items, total }
+    return newest
   }
 
   async insert (meta: AssetMeta): Promise<void> {

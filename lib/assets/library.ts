@@ -13,6 +13,7 @@ import type { AssetEvent } from '../../types/events.js'
 import { KeyedMutex } from '../mutex.js'
 // Asset lists page as content lists do (contract §7: the same envelope).
 import { pageParameter, perPageParameter } from '../query/parse.js'
+import { afterParameter, encodeAfter, listFingerprint, type KeyKind } from '../query/keyset.js'
 import { fsyncDir, fsyncFile, tempPathFor } from '../durable.js'
 import { detectMime, inspectFile, type Inspection } from './inspect.js'
 import {
@@ -60,9 +61,12 @@ export interface LocatedAsset {
 export interface AssetPage {
   items: AssetRecord[]
   total: number
-  page: number
+  /** null on a keyset page (`_after`). */
+  page: number | null
   per_page: number
   pages: number
+  /** The cursor of the page after this one (contract §10), null on the last page. */
+  next: string | null
 }
 
 export interface ListParameters {
@@ -72,7 +76,12 @@ export interface ListParameters {
   /** As numbers, or as the query string has them (checked as every list checks them). */
   page?: number | string | undefined
   perPage?: number | string | undefined
+  /** `_after`: the `next` of an earlier answer of the same query. */
+  after?: string | undefined
 }
+
+/** The kinds of an asset's position in the list order (AssetPosition): its time, then its ordinal. */
+const POSITION_KINDS: readonly KeyKind[] = ['string', 'integer']
 
 /** Types a browser may render as an active document: served with a sandboxing CSP. */
 const ACTIVE_CONTENT = /^(image\/svg\+xml|application\/xml|text\/xml|text\/html|application\/xhtml\+xml)$|\+xml$/
@@ -197,6 +206,11 @@ export class AssetLibrary {
     }
   }
 
+  /**
+   * A page of the environment's assets, newest first: numbered (`_page`) or after a cursor
+   * (`_after`, contract §10), whose position is the last item's time and insertion ordinal, so a
+   * walk meets every asset there throughout exactly once whatever is uploaded or deleted meanwhile.
+   */
   list (environment: string, parameters: ListParameters): AssetPage {
     const page = pageParameter(parameters.page)
     const perPage = perPageParameter(parameters.perPage)
@@ -206,8 +220,19 @@ export class AssetLibrary {
     if (mime !== undefined && mime !== '') query.mime = mime
     const q = parameters.q?.trim()
     if (q !== undefined && q !== '') query.q = q
-    const { items, total } = this.repository.list(environment, query)
-    return { items: items.map(m => this.record(m)), total, page, per_page: perPage, pages: Math.ceil(total / perPage) }
+    const fingerprint = listFingerprint(['assets', environment, query.folder ?? null, query.mime ?? null, query.q ?? null])
+    const after = afterParameter(parameters.after, parameters.page, fingerprint, POSITION_KINDS)
+    if (after !== null) query.after = { createdAt: after.keys[0] as string, ordinal: after.keys[1] as number }
+    const { items, total, next } = this.repository.list(environment, query)
+    const last = items.at(-1)
+    return {
+      items: items.map(m => this.record(m)),
+      total,
+      page: after === null ? page : null,
+      per_page: perPage,
+      pages: Math.ceil(total / perPage),
+      next: next === null || last === undefined ? null : encodeAfter(fingerprint, { keys: [next.createdAt, next.ordinal], slug: last.path })
+    }
   }
 
   /**

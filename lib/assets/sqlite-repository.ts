@@ -9,6 +9,14 @@ import type { AssetListQuery, AssetListResult, AssetMeta } from './types.js'
 
 export const SQLITE_FILE = 'assets.sqlite'
 
+interface ListStatements {
+  count: Database.Statement
+  /** A numbered page: LIMIT, OFFSET. */
+  page: Database.Statement
+  /** A keyset page (contract §10): the rows after a position (created_at, id), walking the index from there. */
+  after: Database.Statement
+}
+
 interface Row {
   environment: string
   path: string
@@ -69,7 +77,7 @@ export class SqliteAssetRepository implements AssetRepository {
   } | null = null
 
   /** Prepared list statements by filter combination (at most eight). */
-  private readonly listStatements = new Map<string, { count: Database.Statement, page: Database.Statement }>()
+  private readonly listStatements = new Map<string, ListStatements>()
 
   constructor (dataDir: string) {
     this.file = path.join(dataDir, SQLITE_FILE)
@@ -133,7 +141,6 @@ export class SqliteAssetRepository implements AssetRepository {
   }
 
   list (environment: string, query: AssetListQuery): AssetListResult {
-    const { db } = this.ready
     const where: string[] = ['environment = ?']
     const params: Array<string | number> = [environment]
     if (query.folder !== undefined) {
@@ -149,18 +156,31 @@ export class SqliteAssetRepository implements AssetRepository {
       where.push('instr(lower(name), ?) > 0')
       params.push(query.q.toLowerCase())
     }
-    const clause = where.join(' AND ')
-    let statements = this.listStatements.get(clause)
-    if (statements === undefined) {
-      statements = {
-        count: db.prepare(`SELECT COUNT(*) AS n FROM assets WHERE ${clause}`),
-        page: db.prepare(`SELECT ${COLUMNS} FROM assets WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-      }
-      this.listStatements.set(clause, statements)
-    }
+    const statements = this.listStatementsFor(where.join(' AND '))
     const total = (statements.count.get(...params) as { n: number }).n
-    const rows = statements.page.all(...params, query.perPage, (query.page - 1) * query.perPage) as Row[]
-    return { items: rows.map(toMeta), total }
+    // One row more than the page tells whether any match follows it.
+    const rows = (query.after === undefined
+      ? statements.page.all(...params, query.perPage + 1, (query.page - 1) * query.perPage)
+      : statements.after.all(...params, query.after.createdAt, query.after.ordinal, query.perPage + 1)) as Array<Row & { id: number }>
+    const more = rows.length > query.perPage
+    if (more) rows.pop()
+    const last = rows.at(-1)
+    return { items: rows.map(toMeta), total, next: more && last !== undefined ? { createdAt: last.created_at, ordinal: last.id } : null }
+  }
+
+  private listStatementsFor (clause: string): ListStatements {
+    const known = this.listStatements.get(clause)
+    if (known !== undefined) return known
+    const { db } = this.ready
+    const order = 'ORDER BY created_at DESC, id DESC LIMIT ?'
+    const statements = {
+      count: db.prepare(`SELECT COUNT(*) AS n FROM assets WHERE ${clause}`),
+      page: db.prepare(`SELECT id, ${COLUMNS} FROM assets WHERE ${clause} ${order} OFFSET ?`),
+      // A row value: the index on (environment[, folder], created_at DESC, id DESC) is entered at the position.
+      after: db.prepare(`SELECT id, ${COLUMNS} FROM assets WHERE ${clause} AND (created_at, id) < (?, ?) ${order}`)
+    }
+    this.listStatements.set(clause, statements)
+    return statements
   }
 
   async insert (meta: AssetMeta): Promise<void> {

@@ -31,6 +31,15 @@ export interface AssetRecord {
   created_at: string
 }
 
+/**
+ * Where an asset lies in the list order (newest first, then the later insert first): its time,
+ * then its insertion ordinal (the SQLite row id, the file index's `seq`), which never changes.
+ */
+export interface AssetPosition {
+  createdAt: string
+  ordinal: number
+}
+
 export interface AssetListQuery {
   /** Exact folder ('' = root); undefined for every folder. */
   folder?: string
@@ -40,11 +49,15 @@ export interface AssetListQuery {
   q?: string
   page: number
   perPage: number
+  /** Keyset paging (contract §10): the page starts after this position, and `page` is not used. */
+  after?: AssetPosition
 }
 
 export interface AssetListResult {
   items: AssetMeta[]
   total: number
+  /** The position of the page's last item when more matches follow it, else null. */
+  next: AssetPosition | null
 }
 
 /** The minimal logger the library needs (pino's methods fit). */

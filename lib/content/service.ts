@@ -298,9 +298,9 @@ export class ContentService {
     return this.renderer.render(json, key !== null && entry.status === 'published' ? { key, tags, since } : null)
   }
 
-  /** An entry's body exactly as the single-entry GET answers it without `_resolve` (what /api/sync's upserts carry). */
-  entryJson (model: CollectionModel, entry: StoredEntry): string {
-    return this.renderer.viewJson(model, entry)
+  /** An entry's body exactly as the single-entry GET answers it without `_resolve` (what /api/sync's upserts carry), with its UTF-8 length. */
+  entryText (model: CollectionModel, entry: StoredEntry): JsonText {
+    return this.renderer.viewText(model, entry)
   }
 
   /**

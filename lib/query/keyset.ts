@@ -6,6 +6,9 @@
 // The cursor is base64url JSON `[1, fingerprint, keys, slug]`. It holds nothing secret (the query
 // that uses it says what may be read); the fingerprint, a hash of the query's scope, collection,
 // status, filters, `_q` and sort, makes a cursor used with another query a 400.
+//
+// Lists of a fixed order (assets, webhook deliveries) use the same cursor: their order keys (typed
+// by `KeyKind`), and the item's name in the slug's place; `afterParameter` reads their `_after`.
 import { createHash } from 'node:crypto'
 import { badRequest } from '../errors.js'
 import { compareKeys, compareText, type Key } from './values.js'
@@ -23,12 +26,16 @@ const MAX_CURSOR_LENGTH = 16_384
  * change between pages).
  */
 export function queryFingerprint (context: string, query: Pick<ListQuery, 'status' | 'q' | 'filters' | 'sort'>): string {
-  const text = JSON.stringify([
+  return listFingerprint([
     context, query.status, query.q,
     query.filters.map(f => [f.field.name, f.field.kind, f.field.array, f.op, f.value]),
     query.sort.map(s => [s.field.name, s.field.kind, s.direction])
   ])
-  return createHash('sha256').update(text).digest('base64url').slice(0, 22)
+}
+
+/** What a cursor is bound to, from what defines the list (its name, scope and filters, as JSON values). */
+export function listFingerprint (parts: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22)
 }
 
 /** The position of an entry in a query's order. */
@@ -42,6 +49,24 @@ export function encodeAfter (fingerprint: string, position: KeysetPosition): str
 
 /** `_after`'s position; a 400 for a malformed cursor or one made for another query. */
 export function decodeAfter (cursor: string, fingerprint: string, sort: readonly SortKey[]): KeysetPosition {
+  return decodePosition(cursor, fingerprint, sort.length, () => true)
+}
+
+/** The kind of each order key of a fixed-order list: ISO times and names are strings, ordinals integers. */
+export type KeyKind = 'string' | 'integer'
+
+/**
+ * `_after` of a list of fixed order (assets, webhook deliveries): null when absent, else the
+ * position it names, whose keys have the kinds `kinds` says. A 400 with `_page` (contract §4),
+ * and for a malformed cursor or one made for another query, worded as for content lists.
+ */
+export function afterParameter (cursor: string | undefined, page: unknown, fingerprint: string, kinds: readonly KeyKind[]): KeysetPosition | null {
+  if (cursor === undefined) return null
+  if (page !== undefined) throw badRequest('Parameters \'_after\' and \'_page\' cannot be used together (contract §4).')
+  return decodePosition(cursor, fingerprint, kinds.length, keys => keys.every((key, i) => kinds[i] === 'string' ? typeof key === 'string' : Number.isSafeInteger(key)))
+}
+
+function decodePosition (cursor: string, fingerprint: string, keyCount: number, keysFit: (keys: readonly Key[]) => boolean): KeysetPosition {
   const malformed = badRequest('Invalid value for \'_after\': not a cursor this list gave (use the `next` of an earlier answer).')
   if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw malformed
   let value: unknown
@@ -53,9 +78,10 @@ export function decodeAfter (cursor: string, fingerprint: string, sort: readonly
   if (!Array.isArray(value) || value.length !== 4 || value[0] !== VERSION || typeof value[1] !== 'string' || typeof value[3] !== 'string') throw malformed
   const keys: unknown = value[2]
   if (!Array.isArray(keys) || !keys.every(isKey)) throw malformed
-  if (value[1] !== fingerprint || keys.length !== sort.length) {
+  if (value[1] !== fingerprint || keys.length !== keyCount) {
     throw badRequest('Invalid value for \'_after\': the cursor belongs to another query; send the same filters, sort, `_q` and `_status` as the answer that gave it.')
   }
+  if (!keysFit(keys)) throw malformed
   return { keys, slug: value[3] }
 }
 

@@ -193,6 +193,8 @@ export function orderSql (sort: readonly SortKey[], params: Params): string {
 export interface Segment {
   sql: string
   params: Params
+  /** The same for every position (the entries with, or without, a value for the first key): whether it matches anything may be kept. */
+  fixed: boolean
 }
 
 /**
@@ -206,9 +208,9 @@ export interface Segment {
  */
 export function afterSegments (sort: readonly SortKey[], position: KeysetPosition): Segment[] {
   const first = sort[0]
-  const segment = (build: (params: Params) => string): Segment => {
+  const segment = (build: (params: Params) => string, fixed = false): Segment => {
     const params: Params = []
-    return { sql: build(params), params }
+    return { sql: build(params), params, fixed }
   }
   if (first === undefined) return [segment(params => afterFrom(0, sort, position, params))]
   const k = (params: Params): string => keySql(first.field, params)
@@ -216,7 +218,7 @@ export function afterSegments (sort: readonly SortKey[], position: KeysetPositio
   const value = position.keys[0] ?? null
   if (value === null) {
     const tied = segment(params => `${k(params)} IS NULL AND ${rest(params)}`)
-    return first.direction === 'asc' ? [tied, segment(params => `${k(params)} IS NOT NULL`)] : [tied]
+    return first.direction === 'asc' ? [tied, segment(params => `${k(params)} IS NOT NULL`, true)] : [tied]
   }
   const bound = bindKey(first.field, value)
   const [edge, beyond] = first.direction === 'asc' ? ['>=', '>'] : ['<=', '<']
@@ -227,7 +229,7 @@ export function afterSegments (sort: readonly SortKey[], position: KeysetPositio
     params.push(bound)
     return `${outer} ${edge} ? AND (${inner} ${beyond} ? OR ${rest(params)})`
   })
-  return first.direction === 'asc' ? [ranged] : [ranged, segment(params => `${k(params)} IS NULL`)]
+  return first.direction === 'asc' ? [ranged] : [ranged, segment(params => `${k(params)} IS NULL`, true)]
 }
 
 /** The OR form of "after the position" from sort key `i` on, for the keys a segment's range leaves tied. */

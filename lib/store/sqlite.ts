@@ -173,6 +173,8 @@ export class SqliteStore implements ContentStore {
   private readonly statements = new Map<string, Statement>()
   /** Per collection until its next write: counts, with what computing them cost (ms). */
   private readonly counts = new CollectionCache<{ count: number, cost: number }>()
+  /** Per collection until its next write: whether a keyset segment of a list query matches anything (listAfter). */
+  private readonly matched = new CollectionCache<boolean>()
   /** Per collection until its next write: each list query's direct cost so far, or its ordered ids. */
   private readonly results = new CollectionCache<ResultState>()
   private materializedIds = 0
@@ -275,6 +277,7 @@ export class SqliteStore implements ContentStore {
     this.db = null
     this.statements.clear()
     this.counts.clear()
+    this.matched.clear()
     this.results.clear()
     this.rows.clear()
     this.keyed.clear()
@@ -555,7 +558,7 @@ export class SqliteStore implements ContentStore {
     const counted = this.count(collection, `${bucket}\u0000${conditionsText}`, where, params)
     const total = counted.count
     if (offset >= total) return { items: [], total }
-    if (query.after !== null) return this.listAfter(collection, query, { where, params, conditions: conditions.length, bucket: [scope.environment, locale], total })
+    if (query.after !== null) return this.listAfter(collection, query, { where, params, conditions: conditions.length, bucket: [scope.environment, locale], key: `${bucket}\u0000${conditionsText}`, total })
 
     const orderParams: Params = []
     const order = orderSql(query.sort, orderParams)
@@ -595,7 +598,7 @@ export class SqliteStore implements ContentStore {
    */
   private listAfter (
     collection: string, query: ListQuery,
-    match: { where: string, params: Params, conditions: number, bucket: [string, string], total: number }
+    match: { where: string, params: Params, conditions: number, bucket: [string, string], key: string, total: number }
   ): ListResult {
     const orderParams: Params = []
     const order = orderSql(query.sort, orderParams)
@@ -611,11 +614,23 @@ export class SqliteStore implements ContentStore {
     for (const segment of afterSegments(query.sort, query.after as KeysetPosition)) {
       const wanted = query.perPage + 1 - ids.length
       if (wanted <= 0) break
+      // The last page of a walk reads every segment; one that matches nothing is skipped, not queried.
+      if (segment.fixed && !this.anyMatch(collection, `${match.key}\u0000${segment.sql}\u0000${JSON.stringify(segment.params)}`, `${hint} WHERE ${match.where} AND ${segment.sql}`, [...match.params, ...segment.params])) continue
       ids.push(...this.statement(`SELECT id FROM entries${hint} WHERE ${match.where} AND ${segment.sql} ORDER BY ${order} LIMIT ?`).pluck()
         .all(...match.params, ...segment.params, ...orderParams, wanted) as number[])
     }
     const more = ids.length > query.perPage
     return { items: this.entriesById(more ? ids.slice(0, query.perPage) : ids), total: match.total, more }
+  }
+
+  /** Whether any entry matches `clause` (an index hint, then WHERE), kept until the next write to the collection. */
+  private anyMatch (collection: string, key: string, clause: string, params: Params): boolean {
+    let found = this.matched.get(collection, key)
+    if (found === undefined) {
+      found = this.statement(`SELECT EXISTS (SELECT 1 FROM entries${clause})`).pluck().get(...params) === 1
+      this.matched.set(collection, key, found)
+    }
+    return found
   }
 
   /** A count, cached until the next write to the collection, with what computing it cost. */
@@ -768,6 +783,7 @@ export class SqliteStore implements ContentStore {
     }
     for (const p of batch) {
       this.counts.invalidate(p.op.collection)
+      this.matched.invalidate(p.op.collection)
       this.results.invalidate(p.op.collection)
       if (p.rowId !== undefined) this.rows.delete(p.rowId)
       this.keyed.delete(entryKey(p.op.scope.environment, p.op.collection, p.op.locale, p.op.slug))

@@ -10,6 +10,7 @@ import { LRUCache } from 'lru-cache'
 import { seesDrafts, type Caller } from '../auth.js'
 import { badRequest, CmsError } from '../errors.js'
 import { announcedOp, cursorState } from '../store/changes/common.js'
+import { writeJsonText, type JsonText } from '../content/json-memo.js'
 import { decodeSyncCursor, encodeSyncCursor, type SyncCursor } from './cursor.js'
 import { parseSyncRequest, type SyncRequestContext } from './request.js'
 import type { ChangeFilter, ChangeRecord } from '../../types/changes.js'
@@ -19,8 +20,8 @@ import type { ContentStore, StoredEntry } from '../../types/store.js'
 export interface SyncServiceOptions {
   store: Pick<ContentStore, 'changes' | 'getMany'>
   registry: Pick<SchemaRegistry, 'collection'>
-  /** An entry's body exactly as GET /api/content/<c>/<slug> answers it without `_resolve`. */
-  entryJson: (model: CollectionModel, entry: StoredEntry) => string
+  /** An entry's body exactly as GET /api/content/<c>/<slug> answers it without `_resolve`, with its UTF-8 length. */
+  entryText: (model: CollectionModel, entry: StoredEntry) => JsonText
   /** The HMAC key of cursors (secret.ts). */
   secret: Uint8Array
   /**
@@ -35,12 +36,35 @@ export const cursorExpired = (): CmsError =>
 
 /** An answer kept for the same request while nothing it depends on has changed (see SyncService.read). */
 interface KeptAnswer {
-  body: string
+  body: Buffer
   /** The log's latest seq and horizon when it was made: every content write moves the first, compaction the second. */
   latest: number
   horizon: number
   /** The model of each collection its records named (null: not a current collection then); a schema write replaces it. */
   models: Map<string, CollectionModel | null>
+}
+
+const ANSWER_HEAD = '{"items":['
+const CLOSE: JsonText = { json: '}', bytes: 1 }
+
+function asciiText (json: string): JsonText {
+  return { json, bytes: json.length }
+}
+
+/**
+ * `head`, the texts and `tail` as one body of UTF-8 bytes, written once into memory of the exact
+ * size: the kept entry texts are copied, not joined into a string and encoded again to be sent.
+ * `head` and `tail` are ASCII.
+ */
+function joinTexts (head: string, texts: readonly JsonText[], tail: string): Buffer {
+  let size = head.length + tail.length
+  for (const text of texts) size += text.bytes
+  const body = Buffer.allocUnsafe(size)
+  let at = body.write(head, 0, 'latin1')
+  for (const text of texts) at = writeJsonText(body, at, text)
+  // Every byte is written (allocUnsafe memory may hold old data): a length that does not add up is a bug, never sent.
+  if (at + body.write(tail, at, 'latin1') !== size) throw new Error(`sync body: ${size} bytes computed, ${at + tail.length} written`)
+  return body
 }
 
 /** Kept answers, at most, and their characters in all by default: an answer of 1,000 entries is about 1 MB. */
@@ -65,8 +89,8 @@ export class SyncService {
     this.keptAnswerChars = keptChars / 16
   }
 
-  /** One answer, as its JSON text: `{ items, cursor, more }`. */
-  async read (query: Record<string, unknown>, caller: Caller, scopeOf: SyncRequestContext['scopeOf']): Promise<string> {
+  /** One answer, as its JSON's UTF-8 bytes: `{ items, cursor, more }`. */
+  async read (query: Record<string, unknown>, caller: Caller, scopeOf: SyncRequestContext['scopeOf']): Promise<Buffer> {
     const sees = seesDrafts(caller)
     const request = parseSyncRequest(query, { seesDrafts: sees, scopeOf, isCollection: name => this.options.registry.collection(name) !== null })
     const changes = this.options.store.changes
@@ -83,7 +107,7 @@ export class SyncService {
   }
 
   /** An answer made afresh: the records after the cursor's position, as items, and the next cursor. */
-  private async answer (cursor: SyncCursor, perPage: number): Promise<{ body: string, models: Map<string, CollectionModel | null> }> {
+  private async answer (cursor: SyncCursor, perPage: number): Promise<{ body: Buffer, models: Map<string, CollectionModel | null> }> {
     const filter: ChangeFilter = { environment: cursor.environment, locale: cursor.locale }
     if (cursor.collections !== null) filter.collections = cursor.collections
     if (cursor.baseline !== undefined) filter.baseline = { seq: cursor.baseline, publishedOnly: cursor.publishedOnly }
@@ -92,8 +116,8 @@ export class SyncService {
     const next: SyncCursor = { ...cursor, seq: page.upTo }
     // Past its start, an initial run reads as an incremental one: every record left is above the baseline.
     if (!page.more || page.upTo >= (cursor.baseline ?? 0)) delete next.baseline
-    const body = `{"items":[${items.join(',')}],"cursor":${JSON.stringify(encodeSyncCursor(next, this.options.secret))},"more":${String(page.more)}}`
-    return { body, models }
+    const tail = `],"cursor":${JSON.stringify(encodeSyncCursor(next, this.options.secret))},"more":${String(page.more)}}`
+    return { body: joinTexts(ANSWER_HEAD, items, tail), models }
   }
 
   private modelsCurrent (models: ReadonlyMap<string, CollectionModel | null>): boolean {
@@ -111,7 +135,7 @@ export class SyncService {
   }
 
   /** The items of a page of records, in seq order: the entries read now, one batch per collection. */
-  private async items (records: readonly ChangeRecord[], cursor: SyncCursor): Promise<{ items: string[], models: Map<string, CollectionModel | null> }> {
+  private async items (records: readonly ChangeRecord[], cursor: SyncCursor): Promise<{ items: JsonText[], models: Map<string, CollectionModel | null> }> {
     const scope = { environment: cursor.environment, locale: cursor.locale }
     const byCollection = new Map<string, string[]>()
     for (const record of records) {
@@ -128,15 +152,21 @@ export class SyncService {
       if (model !== null) current.set(collection, { model, entries: await this.options.store.getMany(scope, collection, slugs) })
     }
     const view = { publishedOnly: cursor.publishedOnly, baseline: cursor.baseline }
-    const items: string[] = []
+    // Each item as its texts in order (its head, then for an upsert the entry's kept text and `}`).
+    const items: JsonText[] = []
     for (const record of records) {
       const found = current.get(record.collection)
       if (found === undefined) continue
       const entry = found.entries.get(record.slug)
       const op = announcedOp(record, entry?.status, view)
       if (op === null) continue
-      const head = `{"op":"${op}","collection":${JSON.stringify(record.collection)},"slug":${JSON.stringify(record.slug)},"seq":${record.seq}`
-      items.push(op === 'upsert' ? `${head},"entry":${this.options.entryJson(found.model, entry as StoredEntry)}}` : `${head}}`)
+      // Collection names and slugs are ASCII names (lib/store/names.ts): no escaping, a byte per character.
+      const head = `${items.length === 0 ? '' : ','}{"op":"${op}","collection":"${record.collection}","slug":"${record.slug}","seq":${record.seq}`
+      if (op === 'delete') {
+        items.push(asciiText(`${head}}`))
+        continue
+      }
+      items.push(asciiText(`${head},"entry":`), this.options.entryText(found.model, entry as StoredEntry), CLOSE)
     }
     return { items, models }
   }

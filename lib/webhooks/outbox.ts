@@ -31,6 +31,8 @@ export interface DueDelivery {
 }
 
 export interface DeliveryRecord {
+  /** The delivery's place in the history: grows with every delivery recorded. */
+  seq: number
   id: string
   event: EventName
   url: string
@@ -43,6 +45,9 @@ export interface DeliveryRecord {
   /** Epoch milliseconds; null once finished. */
   nextAttemptAt: number | null
 }
+
+/** Where a page of the history starts: after `offset` deliveries, or after the delivery of `afterSeq`. */
+export type DeliveryPosition = { offset: number } | { afterSeq: number }
 
 /** The result of one attempt, as the outbox records it. */
 export interface AttemptRecord {
@@ -80,6 +85,7 @@ CREATE TABLE IF NOT EXISTS marks (name TEXT PRIMARY KEY, value INTEGER NOT NULL)
 const FLOOR_MARK = 'announced_floor'
 
 interface Row {
+  seq: number
   id: string
   event: EventName
   url: string
@@ -93,6 +99,7 @@ interface Row {
 }
 
 const toRecord = (r: Row): DeliveryRecord => ({
+  seq: r.seq,
   id: r.id,
   event: r.event,
   url: r.url,
@@ -112,7 +119,7 @@ export class Outbox {
   private readonly statements
   private readonly insertMany: (deliveries: NewDelivery[], now: number, seq: number | null) => void
   private readonly raiseFloor: (floor: number) => void
-  private readonly page: (status: DeliveryStatus | null, limit: number, offset: number) => { items: DeliveryRecord[], total: number }
+  private readonly page: (status: DeliveryStatus | null, limit: number, from: DeliveryPosition) => { items: DeliveryRecord[], total: number }
 
   constructor (readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true })
@@ -159,9 +166,13 @@ export class Outbox {
            SELECT seq FROM deliveries WHERE status != 'pending' ORDER BY seq DESC LIMIT 1 OFFSET ?)`),
       get: db.prepare<[string], Row>('SELECT * FROM deliveries WHERE id = ?'),
       listAll: db.prepare<[number, number], Row>('SELECT * FROM deliveries ORDER BY seq DESC LIMIT ? OFFSET ?'),
+      // Keyset pages (contract §10): walking the primary key, or (status, seq), from the position down.
+      listAllAfter: db.prepare<[number, number], Row>('SELECT * FROM deliveries WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
       countAll: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM deliveries'),
       listByStatus: db.prepare<[string, number, number], Row>(
         'SELECT * FROM deliveries WHERE status = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
+      listByStatusAfter: db.prepare<[string, number, number], Row>(
+        'SELECT * FROM deliveries WHERE status = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
       countByStatus: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM deliveries WHERE status = ?'),
       announce: db.prepare<[number]>('INSERT OR IGNORE INTO announced (seq) VALUES (?)'),
       isAnnounced: db.prepare<[number], { seq: number }>('SELECT seq FROM announced WHERE seq = ?'),
@@ -180,9 +191,9 @@ export class Outbox {
       this.statements.setMark.run(FLOOR_MARK, floor)
     })
     // One read transaction, so the page and its total describe the same moment.
-    this.page = db.transaction((status: DeliveryStatus | null, limit: number, offset: number) => {
+    this.page = db.transaction((status: DeliveryStatus | null, limit: number, from: DeliveryPosition) => {
+      const rows = this.rows(status, limit, from)
       const s = this.statements
-      const rows = status === null ? s.listAll.all(limit, offset) : s.listByStatus.all(status, limit, offset)
       const total = (status === null ? s.countAll.get() : s.countByStatus.get(status))?.n ?? 0
       return { items: rows.map(toRecord), total }
     })
@@ -244,9 +255,17 @@ export class Outbox {
     return row === undefined ? undefined : toRecord(row)
   }
 
-  /** Newest first. */
-  list (status: DeliveryStatus | null, limit: number, offset: number): { items: DeliveryRecord[], total: number } {
-    return this.page(status, limit, offset)
+  /** Newest first: `limit` from an offset, or after a delivery's `seq` (keyset paging). */
+  list (status: DeliveryStatus | null, limit: number, from: DeliveryPosition): { items: DeliveryRecord[], total: number } {
+    return this.page(status, limit, from)
+  }
+
+  private rows (status: DeliveryStatus | null, limit: number, from: DeliveryPosition): Row[] {
+    const s = this.statements
+    if ('afterSeq' in from) {
+      return status === null ? s.listAllAfter.all(from.afterSeq, limit) : s.listByStatusAfter.all(status, from.afterSeq, limit)
+    }
+    return status === null ? s.listAll.all(limit, from.offset) : s.listByStatus.all(status, limit, from.offset)
   }
 
   close (): void {

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto'
 import { Agent } from 'undici'
 import type { CmsEvent, EventName } from '../../types/events.js'
 import { pageParameter, perPageParameter } from '../query/parse.js'
-import { Outbox, type AttemptRecord, type DeliveryStatus, type DueDelivery } from './outbox.js'
+import { afterParameter, encodeAfter, listFingerprint, type KeyKind } from '../query/keyset.js'
+import { Outbox, type AttemptRecord, type DeliveryRecord, type DeliveryStatus, type DueDelivery } from './outbox.js'
 import { buildPayload } from './payload.js'
 import { replayedEvent, unannounced, type ChangeSource } from './replay.js'
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, retryDelay, type AttemptOutcome } from './retry.js'
@@ -64,9 +65,12 @@ export interface DeliveryView {
 export interface DeliveryPage {
   items: DeliveryView[]
   total: number
-  page: number
+  /** null on a keyset page (`_after`). */
+  page: number | null
   per_page: number
   pages: number
+  /** The cursor of the page after this one (contract §10), null on the last page. */
+  next: string | null
 }
 
 export interface DeliveryQuery {
@@ -74,7 +78,12 @@ export interface DeliveryQuery {
   /** As numbers, or as the query string has them (checked as every list checks them). */
   page?: number | string | undefined
   perPage?: number | string | undefined
+  /** `_after`: the `next` of an earlier answer of the same query. */
+  after?: string | undefined
 }
+
+/** A delivery's position in the history's order (newest first): its seq. */
+const POSITION_KINDS: readonly KeyKind[] = ['integer']
 
 const DEFAULT_CONCURRENCY = 8
 const DEFAULT_GRACE_MS = 2000
@@ -89,6 +98,22 @@ const COMPACT_EVERY = 1000
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 const silent: WebhookLogger = { debug () {}, info () {}, warn () {}, error () {} }
+
+/** A delivery as the history shows it. */
+function deliveryView (d: DeliveryRecord): DeliveryView {
+  return {
+    id: d.id,
+    event: d.event,
+    url: displayUrl(d.url),
+    status: d.status,
+    attempts: d.attempts,
+    last_status: d.lastStatus,
+    last_error: d.lastError,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+    next_attempt_at: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString()
+  }
+}
 
 /** The URL as it may be shown or logged: credentials in it are masked. */
 export function displayUrl (url: string): string {
@@ -229,30 +254,31 @@ export class WebhookService {
       .finally(() => { this.compacting = null })
   }
 
-  /** The history, newest first. Without webhooks configured it is empty. */
+  /**
+   * The history, newest first: numbered pages, or keyset pages after a delivery (`_after`,
+   * contract §10), which new deliveries and prunes do not shift. Without webhooks configured it is empty.
+   */
   deliveries (query: DeliveryQuery): DeliveryPage {
     const page = pageParameter(query.page)
     const perPage = perPageParameter(query.perPage)
+    const status = query.status ?? null
+    const fingerprint = listFingerprint(['webhooks/deliveries', status])
+    const after = afterParameter(query.after, query.page, fingerprint, POSITION_KINDS)
+    const from = after === null ? { offset: (page - 1) * perPage } : { afterSeq: after.keys[0] as number }
+    // One more than the page tells whether any delivery follows it.
     const { items, total } = this.outbox === null || !this.outbox.open
       ? { items: [], total: 0 }
-      : this.outbox.list(query.status ?? null, perPage, (page - 1) * perPage)
+      : this.outbox.list(status, perPage + 1, from)
+    const more = items.length > perPage
+    if (more) items.pop()
+    const last = items.at(-1)
     return {
-      items: items.map(d => ({
-        id: d.id,
-        event: d.event,
-        url: displayUrl(d.url),
-        status: d.status,
-        attempts: d.attempts,
-        last_status: d.lastStatus,
-        last_error: d.lastError,
-        created_at: d.createdAt,
-        updated_at: d.updatedAt,
-        next_attempt_at: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString()
-      })),
+      items: items.map(deliveryView),
       total,
-      page,
+      page: after === null ? page : null,
       per_page: perPage,
-      pages: Math.ceil(total / perPage)
+      pages: Math.ceil(total / perPage),
+      next: more && last !== undefined ? encodeAfter(fingerprint, { keys: [last.seq], slug: last.id }) : null
     }
   }
 

@@ -115,6 +115,17 @@ eachStore(t, async (t, _store, env) => {
     }
   })
 
+  t.test('a descending walk ends with the entries without a value, however many there are, as writes change that', async t => {
+    const app = await seeded(t, env)
+    const unrated = (await list(t, app, 'rating[exists]=false&_per_page=1000')).items.map(i => i._slug)
+    for (const slug of unrated) t.equal((await app.inject({ method: 'DELETE', url: `/api/content/posts/${slug}`, headers: admin })).statusCode, 204)
+    const rated = (await list(t, app, '_sort=-rating&_per_page=1000')).items.map(i => i._slug)
+    t.same(await walk(t, app, '_sort=-rating', 4), rated, 'none without a value: the walk ends with the last rated entry')
+    const created = await app.inject({ method: 'POST', url: '/api/content/posts', headers: admin, payload: { _slug: 'zz-unrated', title: 'Post 1', kind: 'news' } })
+    t.equal(created.statusCode, 201)
+    t.same(await walk(t, app, '_sort=-rating', 4), [...rated, 'zz-unrated'], 'one created since: the last page has it')
+  })
+
   t.test('cursors: malformed, with _page, or for another query are a 400', async t => {
     const app = await seeded(t, env)
     const first = await list(t, app, 'kind=news&_sort=-rating&_per_page=3')

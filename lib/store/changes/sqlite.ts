@@ -20,6 +20,8 @@ import type { EntryStatus } from '../../../types/store.js'
 export const CHANGE_LOG_VERSION = 1
 /** Entries back-filled per query, so a large table is never read into memory at once. */
 const BACKFILL_PAGE = 1000
+/** Records kept by seq for incremental reads (about 200 bytes each). */
+const KEPT_RECORDS = 10_000
 
 const DDL = `
   CREATE TABLE IF NOT EXISTS change_log (
@@ -39,6 +41,11 @@ const DDL = `
   CREATE TABLE IF NOT EXISTS change_log_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 `
 const COLUMNS = 'seq, environment, locale, collection, slug, op, status, at'
+/**
+ * What a read selects: the scope is the filter's, so it is not read back. Read as arrays (raw):
+ * a page's cost is mostly the values it materializes, and a sync answer reads one per change.
+ */
+const READ_COLUMNS = 'seq, collection, slug, op, status, at'
 /** Kept when after the baseline, or when it announces a present entry (ChangeFilter `baseline`). */
 const BASELINE_SQL = "(seq > ? OR (op = 'upsert' AND (? = 0 OR status = 'published')))"
 
@@ -54,7 +61,7 @@ interface ChangeRow {
 }
 
 /** The statements of an open log, prepared once. */
-function prepare (db: Database): Record<'upsert' | 'latest' | 'getMeta' | 'setMeta' | 'page' | 'pageIn' | 'countExpired' | 'dropExpired', Statement> {
+function prepare (db: Database): Record<'upsert' | 'latest' | 'getMeta' | 'setMeta' | 'page' | 'pageIn' | 'seqs' | 'bySeq' | 'countExpired' | 'dropExpired', Statement> {
   return {
     upsert: db.prepare(`INSERT INTO change_log (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (environment, collection, locale, slug) DO UPDATE SET seq = excluded.seq, op = excluded.op, status = excluded.status, at = excluded.at`),
@@ -62,13 +69,24 @@ function prepare (db: Database): Record<'upsert' | 'latest' | 'getMeta' | 'setMe
       coalesce((SELECT value FROM change_log_meta WHERE key = 'horizon'), 0))`).pluck(),
     getMeta: db.prepare('SELECT value FROM change_log_meta WHERE key = ?').pluck(),
     setMeta: db.prepare('INSERT OR REPLACE INTO change_log_meta (key, value) VALUES (?, ?)'),
-    page: db.prepare(`SELECT ${COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
-      ORDER BY seq LIMIT ?`),
-    pageIn: db.prepare(`SELECT ${COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
-      AND collection IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`),
+    page: db.prepare(`SELECT ${READ_COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
+      ORDER BY seq LIMIT ?`).raw(),
+    pageIn: db.prepare(`SELECT ${READ_COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
+      AND collection IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`).raw(),
+    // An incremental read of every collection: the seqs alone, from the scope index (no row read).
+    seqs: db.prepare('SELECT seq FROM change_log WHERE environment = ? AND locale = ? AND seq > ? ORDER BY seq LIMIT ?').pluck(),
+    bySeq: db.prepare(`SELECT ${READ_COLUMNS} FROM change_log WHERE seq IN (SELECT value FROM json_each(?))`).raw(),
     countExpired: db.prepare("SELECT count(*) AS dropped, max(seq) AS top FROM change_log WHERE op = 'delete' AND at < ?"),
     dropExpired: db.prepare("DELETE FROM change_log WHERE op = 'delete' AND at < ?")
   }
+}
+
+/** A row of READ_COLUMNS, as a raw statement gives it. */
+type ReadRow = [seq: number, collection: string, slug: string, op: 'upsert' | 'delete', status: EntryStatus | null, at: string]
+
+/** The record of a row read in the filter's scope. */
+function scopedRecord ([seq, collection, slug, op, status, at]: ReadRow, filter: ChangeFilter): ChangeRecord {
+  return Object.freeze({ seq, environment: filter.environment, locale: filter.locale, collection, slug, op, status, at })
 }
 
 function toRecord (row: ChangeRow): ChangeRecord {
@@ -82,6 +100,13 @@ export class SqliteChangeLog implements ChangeLog {
   private horizonSeq = 0
   private lastCompactionCheck = 0
   private compactionTimer: NodeJS.Immediate | null = null
+  /**
+   * Records read, by seq, oldest read first (KEPT_RECORDS at most). A seq names one record for
+   * good: a new change of a key takes a new seq, and a seq is never reused. So a read finds which
+   * seqs follow its position in the index alone and takes the records it has read before from
+   * here, whichever connection wrote them; a record compaction dropped is not among the seqs.
+   */
+  private readonly kept = new Map<number, ChangeRecord>()
 
   constructor (private readonly db: Database, options: ChangeLogOptions) {
     this.options = resolveChangeLogOptions(options)
@@ -177,17 +202,49 @@ export class SqliteChangeLog implements ChangeLog {
   // ---- reads ---------------------------------------------------------------------------------
 
   async since (afterSeq: number, limit: number, filter: ChangeFilter): Promise<ChangePage> {
-    const stmt = this.stmt
     checkPageArguments(afterSeq, limit)
+    const records = filter.baseline === undefined && filter.collections === undefined
+      ? this.incremental(afterSeq, limit + 1, filter)
+      : this.read(afterSeq, limit + 1, filter)
+    const more = records.length > limit
+    if (more) records.pop()
+    const upTo = more ? (records.at(-1) as ChangeRecord).seq : Math.max(afterSeq, this.latest())
+    return { records, more, upTo }
+  }
+
+  /** Up to `count` records after `afterSeq` in the filter's scope, collections and baseline, read from their rows. */
+  private read (afterSeq: number, count: number, filter: ChangeFilter): ChangeRecord[] {
+    const stmt = this.stmt
     const baseline = filter.baseline === undefined ? [0, 0] : [filter.baseline.seq, filter.baseline.publishedOnly ? 1 : 0]
     const scope = [filter.environment, filter.locale ?? '', afterSeq, ...baseline]
     const rows = (filter.collections === undefined
-      ? stmt.page.all(...scope, limit + 1)
-      : stmt.pageIn.all(...scope, JSON.stringify(filter.collections), limit + 1)) as ChangeRow[]
-    const more = rows.length > limit
-    const records = (more ? rows.slice(0, limit) : rows).map(toRecord)
-    const upTo = more ? (records.at(-1) as ChangeRecord).seq : Math.max(afterSeq, this.latest())
-    return { records, more, upTo }
+      ? stmt.page.all(...scope, count)
+      : stmt.pageIn.all(...scope, JSON.stringify(filter.collections), count)) as ReadRow[]
+    return rows.map(row => scopedRecord(row, filter))
+  }
+
+  /**
+   * Up to `count` records after `afterSeq` in the filter's scope: their seqs from the index, the
+   * records kept, the others read by seq. Both reads in one transaction, so they see one state
+   * of a database other connections write too.
+   */
+  private incremental (afterSeq: number, count: number, filter: ChangeFilter): ChangeRecord[] {
+    return this.db.transaction(() => {
+      const stmt = this.stmt
+      const seqs = stmt.seqs.all(filter.environment, filter.locale ?? '', afterSeq, count) as number[]
+      const records = seqs.map(seq => this.kept.get(seq))
+      const missing = seqs.filter((_, i) => records[i] === undefined)
+      if (missing.length === 0) return records as ChangeRecord[]
+      const read = new Map<number, ChangeRecord>()
+      for (const row of stmt.bySeq.all(JSON.stringify(missing)) as ReadRow[]) read.set(row[0], scopedRecord(row, filter))
+      for (const record of read.values()) this.keep(record)
+      return seqs.map((seq, i) => records[i] ?? read.get(seq) as ChangeRecord)
+    })()
+  }
+
+  private keep (record: ChangeRecord): void {
+    if (this.kept.size >= KEPT_RECORDS) this.kept.delete(this.kept.keys().next().value as number)
+    this.kept.set(record.seq, record)
   }
 
   async latestSeq (): Promise<number> {

@@ -69,8 +69,8 @@ const assets: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   fastify.get('/', { schema: listSchema }, async (request) => {
-    const { folder, mime, _q: q, _page: page, _per_page: perPage } = request.query
-    return fastify.assets.list(fastify.scopeOf(request.query).environment, { folder, mime, q, page, perPage })
+    const { folder, mime, _q: q, _page: page, _per_page: perPage, _after: after } = request.query
+    return fastify.assets.list(fastify.scopeOf(request.query).environment, { folder, mime, q, page, perPage, after })
   })
 
   fastify.get('/*', {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { pagingParameters } from '../../../types/content.js'
+import { ListEnvelope, pagingParameters } from '../../../types/content.js'
 import { errorResponses } from '../../../types/errors.js'
 
 const Environment = Type.Optional(Type.String({ description: 'Environment name; missing or unknown selects the first configured environment' }))
@@ -20,13 +20,7 @@ export type Asset = Static<typeof Asset>
 
 export const UploadReply = Type.Object({ items: Type.Array(Asset) }, { additionalProperties: false })
 
-export const AssetList = Type.Object({
-  items: Type.Array(Asset),
-  total: Type.Integer({ minimum: 0 }),
-  page: Type.Integer({ minimum: 1 }),
-  per_page: Type.Integer({ minimum: 1, maximum: 1000 }),
-  pages: Type.Integer({ minimum: 0 })
-}, { additionalProperties: false })
+export const AssetList = ListEnvelope(Asset)
 
 export const EnvironmentQuery = Type.Object({ _environment: Environment })
 
@@ -65,7 +59,8 @@ export const uploadSchema = {
 export const listSchema = {
   tags: ['assets'],
   summary: 'List assets',
-  description: 'Newest first, from the metadata (never a disk scan).',
+  description: 'Newest first (equal times: the later upload first), from the metadata (never a disk scan). ' +
+    '`_after=<next>` gives the page after an answer (contract §10): a walk meets every asset there throughout exactly once, whatever is uploaded or deleted meanwhile.',
   querystring: AssetListQuery,
   response: { 200: AssetList, ...errorResponses(400) }
 }

@@ -68,6 +68,42 @@ for (const kind of STORES) {
     t.equal(repo.list('default', { page: 1, perPage: 20 }).total, 3)
   })
 
+  t.test(`${kind}: keyset pages follow the list order from a position, equal times included`, async t => {
+    const { repo } = await opened(t, kind, tempDir(t))
+    const same = '2026-01-01T00:00:00.000Z'
+    // Three share a time: the later insert comes first among them.
+    for (const [p, at] of [['a/1.png', same], ['a/2.txt', same], ['b/3.png', same], ['4.png', '2026-01-02T00:00:00.000Z'], ['a/0.png', '2025-12-31T00:00:00.000Z']] as const) {
+      await repo.insert(meta(p, at))
+    }
+    const walk = (q: Partial<Parameters<AssetRepository['list']>[1]>, perPage: number): string[] => {
+      const out: string[] = []
+      let page = repo.list('default', { page: 1, perPage, ...q })
+      for (;;) {
+        out.push(...page.items.map(m => m.path))
+        if (page.next === null) return out
+        t.equal(page.items.length, perPage, 'only a full page has a next')
+        page = repo.list('default', { page: 1, perPage, ...q, after: page.next })
+      }
+    }
+    const whole = repo.list('default', { page: 1, perPage: 20 })
+    t.same(whole.items.map(m => m.path), ['4.png', 'b/3.png', 'a/2.txt', 'a/1.png', 'a/0.png'])
+    t.equal(whole.next, null, 'nothing after the last page')
+    for (const perPage of [1, 2, 3]) {
+      t.same(walk({}, perPage), whole.items.map(m => m.path), `pages of ${perPage}`)
+      t.same(walk({ folder: 'a' }, perPage), ['a/2.txt', 'a/1.png', 'a/0.png'], `pages of ${perPage} in a folder`)
+      t.same(walk({ mime: 'image/' }, perPage), ['4.png', 'b/3.png', 'a/1.png', 'a/0.png'], `pages of ${perPage} of images`)
+    }
+    const first = repo.list('default', { page: 1, perPage: 2 })
+    t.same(first.next, { createdAt: same, ordinal: first.next?.ordinal }, 'the next position is the last item\'s')
+    // A newer asset and the removal of one already seen do not move the pages after the position.
+    await repo.insert(meta('5.png', '2026-01-03T00:00:00.000Z'))
+    await repo.remove('default', '4.png')
+    const after = repo.list('default', { page: 1, perPage: 2, after: first.next ?? undefined })
+    t.same(after.items.map(m => m.path), ['a/2.txt', 'a/1.png'])
+    t.equal(after.total, 5, 'the total counts every match')
+    t.equal(repo.list('other', { page: 1, perPage: 2, after: first.next ?? undefined }).items.length, 0, 'environments are separate')
+  })
+
   t.test(`${kind}: survives a reopen without a rescan`, async t => {
     const dataDir = tempDir(t)
     const first = createAssetRepository(kind, { dataDir })

@@ -69,14 +69,23 @@ t.test('list: newest first, filtered by status, paged, with the total', async t 
   const all = Array.from({ length: 5 }, () => delivery())
   for (const [i, d] of all.entries()) outbox.enqueue([d], i)
   outbox.recordAttempt(all[1]!.id, { status: 'delivered', lastStatus: 200, lastError: null, nextAttemptAt: null }, 9)
-  const page1 = outbox.list(null, 2, 0)
+  const page1 = outbox.list(null, 2, { offset: 0 })
   t.equal(page1.total, 5)
   t.same(page1.items.map(d => d.id), [all[4]!.id, all[3]!.id])
-  t.same(outbox.list(null, 2, 4).items.map(d => d.id), [all[0]!.id])
-  const delivered = outbox.list('delivered', 10, 0)
+  t.same(outbox.list(null, 2, { offset: 4 }).items.map(d => d.id), [all[0]!.id])
+  const delivered = outbox.list('delivered', 10, { offset: 0 })
   t.same([delivered.total, delivered.items.map(d => d.id)], [1, [all[1]!.id]])
-  t.equal(outbox.list('pending', 10, 0).total, 4)
-  t.equal(outbox.list('failed', 10, 0).total, 0)
+  t.equal(outbox.list('pending', 10, { offset: 0 }).total, 4)
+  t.equal(outbox.list('failed', 10, { offset: 0 }).total, 0)
+
+  // Keyset pages: after a delivery's seq, newest first, whatever the offset of that delivery now is.
+  const [newest, second] = page1.items
+  t.same(outbox.list(null, 2, { afterSeq: newest!.seq }).items.map(d => d.id), [all[3]!.id, all[2]!.id])
+  outbox.enqueue([delivery()], 10)
+  t.same(outbox.list(null, 2, { afterSeq: second!.seq }).items.map(d => d.id), [all[2]!.id, all[1]!.id], 'a newer delivery does not shift the page')
+  t.same(outbox.list('pending', 10, { afterSeq: second!.seq }).items.map(d => d.id), [all[2]!.id, all[0]!.id], 'filtered by status')
+  t.same(outbox.list(null, 2, { afterSeq: outbox.get(all[0]!.id)!.seq }).items, [], 'nothing after the oldest')
+  t.equal(outbox.list(null, 2, { afterSeq: newest!.seq }).total, 6, 'the total is of every match')
 })
 
 t.test('prune keeps the newest finished deliveries and every pending one', async t => {
@@ -85,8 +94,8 @@ t.test('prune keeps the newest finished deliveries and every pending one', async
   for (const d of all) outbox.enqueue([d], 0)
   for (const d of all.slice(0, 8)) outbox.recordAttempt(d.id, { status: 'delivered', lastStatus: 200, lastError: null, nextAttemptAt: null }, 1)
   t.equal(outbox.prune(3), 5)
-  t.same(outbox.list('delivered', 10, 0).items.map(d => d.id), all.slice(5, 8).map(d => d.id).reverse())
-  t.equal(outbox.list('pending', 10, 0).total, 2)
+  t.same(outbox.list('delivered', 10, { offset: 0 }).items.map(d => d.id), all.slice(5, 8).map(d => d.id).reverse())
+  t.equal(outbox.list('pending', 10, { offset: 0 }).total, 2)
   t.equal(outbox.prune(3), 0, 'nothing more to prune')
 })
 

@@ -139,7 +139,7 @@ t.test('close waits for an attempt that finishes within the grace period', async
   await s.close()
   const outbox = new Outbox(file)
   t.teardown(() => { outbox.close() })
-  t.match(outbox.list(null, 10, 0).items[0], { status: 'delivered', attempts: 1 })
+  t.match(outbox.list(null, 10, { offset: 0 }).items[0], { status: 'delivered', attempts: 1 })
 })
 
 t.test('close leaves an attempt still in flight pending; the next start delivers it with the same id', async t => {
@@ -200,7 +200,7 @@ t.test('without URLs nothing is opened or recorded', async t => {
   t.notOk(s.enabled)
   s.start()
   s.record(created)
-  t.same(s.deliveries({ page: 2, perPage: 5 }), { items: [], total: 0, page: 2, per_page: 5, pages: 0 })
+  t.same(s.deliveries({ page: 2, perPage: 5 }), { items: [], total: 0, page: 2, per_page: 5, pages: 0, next: null })
   await s.close()
   t.notOk(existsSync(path.join(dir, 'outbox.db')))
 })

@@ -33,7 +33,6 @@ export const ListQuerystring = Type.Object({
   _order: Type.Optional(Type.String({ description: '`asc` (default) or `desc`, for `_sort` fields without a prefix' })),
   _status: Type.Optional(Type.String({ description: '`published`, `draft` or `all`; callers without a valid key always get `published`' })),
   _q: Type.Optional(Type.String({ description: 'Case-insensitive text search across string fields' })),
-  _after: Type.Optional(Type.String({ description: 'Keyset paging (contract §10): the `next` of the answer before, with the same query; not with `_page`' })),
   _fields: Type.Optional(repeatable('Comma list of fields to return (dotted paths allowed); system fields always come back; may be repeated')),
   ...resolveParameter,
   ...scopeParameters

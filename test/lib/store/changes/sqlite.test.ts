@@ -100,3 +100,46 @@ t.test('the log is refused before open and after close', async t => {
   await t.rejects(log.since(0, 1, main), /not open/)
   await t.rejects(log.horizon(), /not open/)
 })
+
+t.test('incremental reads keep records by seq: exact when another connection writes or moves a key', async t => {
+  const dir = tempDir(t)
+  const reader = openLog(database(t, dir))
+  const writerDb = database(t, dir)
+  const writer = openLog(writerDb)
+  const write = (slug: string, at = AT): number => writerDb.transaction(() => writer.record(upsert(slug, at)))()
+  const slugs = (records: ReadonlyArray<{ seq: number, slug: string }>): string[] => records.map(r => `${r.seq}:${r.slug}`)
+  for (const slug of ['a', 'b', 'c']) write(slug)
+  t.strictSame(slugs((await reader.since(0, 10, main)).records), ['1:a', '2:b', '3:c'], 'read, then kept')
+  // The other connection moves `a` past them (a new seq) and adds `d`: the kept `1:a` is no longer in the log.
+  write('a')
+  write('d')
+  const page = await reader.since(0, 10, main)
+  t.strictSame(slugs(page.records), ['2:b', '3:c', '4:a', '5:d'])
+  t.equal(page.upTo, 5)
+  t.strictSame(page.records[2], { seq: 4, environment: 'default', locale: null, collection: 'posts', slug: 'a', op: 'upsert', status: 'published', at: AT }, 'every field, the scope the filter\'s')
+  t.ok(Object.isFrozen(page.records[0]), 'kept records are frozen like read ones')
+  const more = await reader.since(1, 2, main)
+  t.strictSame([slugs(more.records), more.more, more.upTo], [['2:b', '3:c'], true, 3], 'paged from a position')
+  // Another scope's seqs are not this scope's.
+  writerDb.transaction(() => writer.record({ ...upsert('e', AT), environment: 'staging' }))()
+  t.strictSame(slugs((await reader.since(5, 10, main)).records), [], 'nothing of another environment')
+  t.strictSame(slugs((await reader.since(5, 10, { environment: 'staging', locale: null })).records), ['6:e'])
+})
+
+t.test('incremental reads stay exact past the records they keep', async t => {
+  const db = database(t)
+  const log = openLog(db)
+  const count = 10_500
+  db.transaction(() => { for (let i = 0; i < count; i++) log.record(upsert(`s${i}`, AT)) })()
+  let seen = 0
+  for (let after = 0, more = true; more;) {
+    const page = await log.since(after, 1000, main)
+    t.ok(page.records.every((r, i) => r.seq === after + i + 1), `seqs after ${after} in order, none missing`)
+    seen += page.records.length
+    after = page.upTo
+    more = page.more
+  }
+  t.equal(seen, count, 'every record once')
+  const again = await log.since(0, 1000, main)
+  t.strictSame(again.records.map(r => r.slug), Array.from({ length: 1000 }, (_, i) => `s${i}`), 'the oldest, read again after eviction')
+})
