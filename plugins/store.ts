@@ -21,6 +21,7 @@ export default fp(async (fastify) => {
     environments: config.environments,
     locales: config.locales,
     syncRetentionDays: config.syncRetentionDays,
+    entryCacheBytes: config.entryCacheBytes,
     log: fastify.log.child({ component: 'store' })
   })
   await store.open()

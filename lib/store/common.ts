@@ -29,6 +29,8 @@ export interface StoreOptions {
   clock?: () => Date
   /** CMS_SYNC_RETENTION_DAYS: days the change log keeps tombstones (default 30). */
   syncRetentionDays?: number
+  /** CMS_ENTRY_CACHE_BYTES: bytes of parsed entries in each of the SQLite store's entry caches (default 8 MiB); 0 keeps none. */
+  entryCacheBytes?: number
 }
 
 export const ENTRY_STATUSES: readonly EntryStatus[] = ['draft', 'published']

@@ -26,6 +26,7 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import Database, { type SqliteDatabase, type Statement } from '../sqlite-driver.js'
 import { LRUCache } from 'lru-cache'
+import { DEFAULT_ENTRY_CACHE_BYTES } from '../config.js'
 import { CmsError } from '../errors.js'
 import { afterSegments, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
 import { searchText } from '../query/values.js'
@@ -53,14 +54,12 @@ const SCHEMA_VERSION = '1'
 const STATEMENT_CACHE = 500
 /** Entries kept parsed, at most, in each entry cache (by row id for list pages, by key for single reads)... */
 const ROW_CACHE = 20_000
-/**
- * ...and bytes, each: 8 MiB holds the 20,000 of the bench's entries (about 150 characters of
- * data), and 1,500 of 5 KB. An entry is counted as its row's data length plus ENTRY_OVERHEAD
- * (entrySize): parsed, it takes about that (measured: 240 bytes more than its data for the
- * bench's shape, and for data of 1 to 5 KB; a character of Latin-1 text is a byte in V8, any
- * other two, so text beyond Latin-1 may take up to twice what it is counted for).
+/*
+ * ...and bytes, each (CMS_ENTRY_CACHE_BYTES, config.ts). An entry is counted as its row's data
+ * length plus ENTRY_OVERHEAD (entrySize): parsed, it takes about that (measured: 240 bytes more
+ * than its data for the bench's shape, and for data of 1 to 5 KB; a character of Latin-1 text is
+ * a byte in V8, any other two, so text beyond Latin-1 may take up to twice what it is counted for).
  */
-const ROW_CACHE_BYTES = 8 * 1024 * 1024
 /** An entry's bytes besides its data's characters: its record, slug, timestamps, and the cache's slot. */
 const ENTRY_OVERHEAD = 320
 /**
@@ -179,9 +178,9 @@ export class SqliteStore implements ContentStore {
   private readonly results = new CollectionCache<ResultState>()
   private materializedIds = 0
   /** Entries by row id, as lists hand them out; a write to a row drops it. */
-  private readonly rows = new LRUCache<number, StoredEntry>({ max: ROW_CACHE, maxSize: ROW_CACHE_BYTES })
+  private readonly rows: LRUCache<number, StoredEntry>
   /** Entries by key (environment, collection, locale, slug), as get hands them out; a write to the key drops it. */
-  private readonly keyed = new LRUCache<string, StoredEntry>({ max: ROW_CACHE, maxSize: ROW_CACHE_BYTES })
+  private readonly keyed: LRUCache<string, StoredEntry>
   private queue: Pending[] = []
   private flushTimer: NodeJS.Immediate | null = null
   private writeBatch: ((batch: Pending[]) => void) | null = null
@@ -204,6 +203,11 @@ export class SqliteStore implements ContentStore {
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
     this.changeLogOptions = storeChangeLogOptions(options)
+    // With 0 bytes (a `lectern` command, which reads each entry once) nothing fits: every entry
+    // is larger than a one-byte bound, and lru-cache does not keep what exceeds it.
+    const maxSize = Math.max(1, options.entryCacheBytes ?? DEFAULT_ENTRY_CACHE_BYTES)
+    this.rows = new LRUCache<number, StoredEntry>({ max: ROW_CACHE, maxSize })
+    this.keyed = new LRUCache<string, StoredEntry>({ max: ROW_CACHE, maxSize })
   }
 
   private openChangeLog (): SqliteChangeLog {

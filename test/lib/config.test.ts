@@ -21,6 +21,7 @@ t.test('defaults (contract §1)', async t => {
   t.equal(c.cacheMax, 10000)
   t.equal(c.cacheMaxBytes, 128 * 1024 * 1024)
   t.equal(c.textCacheBytes, 8 * 1024 * 1024)
+  t.equal(c.entryCacheBytes, 8 * 1024 * 1024)
   t.equal(c.bodyPoolBytes, 16 * 1024 * 1024)
   t.equal(c.syncRetentionDays, 30)
   t.equal(c.bodyLimit, 1048576)
@@ -51,6 +52,7 @@ t.test('every setting is read', async t => {
     CMS_CACHE_MAX: '0',
     CMS_CACHE_MAX_BYTES: '0',
     CMS_TEXT_CACHE_BYTES: '1000000',
+    CMS_ENTRY_CACHE_BYTES: '0',
     CMS_BODY_POOL_BYTES: '0',
     CMS_SYNC_RETENTION_DAYS: '7',
     CMS_BODY_LIMIT: '2048',
@@ -77,6 +79,7 @@ t.test('every setting is read', async t => {
   t.equal(c.cacheMax, 0)
   t.equal(c.cacheMaxBytes, 0, '0 is allowed: the cache is off')
   t.equal(c.textCacheBytes, 1000000)
+  t.equal(c.entryCacheBytes, 0)
   t.equal(c.bodyPoolBytes, 0, '0 is allowed: nothing kept')
   t.equal(c.syncRetentionDays, 7)
   t.equal(c.bodyLimit, 2048)
@@ -114,6 +117,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['cache bytes in megabytes', { CMS_CACHE_MAX_BYTES: '128MB' }, /^CMS_CACHE_MAX_BYTES: must be a whole number, got '128MB'$/],
   ['text cache in megabytes', { CMS_TEXT_CACHE_BYTES: '16MB' }, /^CMS_TEXT_CACHE_BYTES: must be a whole number, got '16MB'$/],
   ['negative text cache', { CMS_TEXT_CACHE_BYTES: '-1' }, /^CMS_TEXT_CACHE_BYTES: must be a whole number/],
+  ['negative entry cache', { CMS_ENTRY_CACHE_BYTES: '-1' }, /^CMS_ENTRY_CACHE_BYTES: must be a whole number/],
   ['fractional body pool', { CMS_BODY_POOL_BYTES: '1.5' }, /^CMS_BODY_POOL_BYTES: must be a whole number, got '1.5'$/],
   ['body pool past a safe integer', { CMS_BODY_POOL_BYTES: '9'.repeat(20) }, /^CMS_BODY_POOL_BYTES: must be between 0 and/],
   ['zero body limit', { CMS_BODY_LIMIT: '0' }, /^CMS_BODY_LIMIT: must be between 1/],

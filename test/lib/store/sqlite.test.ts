@@ -65,3 +65,20 @@ t.test('sqlite store: each entry cache holds at most 8 MiB of entries, counted b
   const db = (store as unknown as { db: { pragma: (sql: string, options: { simple: true }) => unknown } }).db
   t.equal(db.pragma('cache_size', { simple: true }), -16 * 1024)
 })
+
+t.test('sqlite store: CMS_ENTRY_CACHE_BYTES bounds each entry cache; 0 keeps no entry, and reads are the same', async t => {
+  const scope = { environment: 'default', locale: null }
+  const query: ListQuery = { page: 1, perPage: 100, sort: [], status: 'all', q: null, fields: null, filters: [], after: null }
+  for (const [bytes, most] of [[0, 0], [4096, 4096]] as const) {
+    const store = new SqliteStore({ dataDir: path.join(tempDir(t), 'data'), entryCacheBytes: bytes })
+    await store.open()
+    t.teardown(() => store.close())
+    for (let i = 0; i < 20; i++) await store.create(scope, 'posts', input(`p${i}`, { body: 'x'.repeat(1000) }))
+    t.equal((await store.list(scope, 'posts', query)).items.length, 20)
+    for (let i = 0; i < 20; i++) t.equal((await store.get(scope, 'posts', `p${i}`))?.data.body, 'x'.repeat(1000))
+    const { rows, keyed } = store.entryCaches
+    t.ok(rows.bytes <= most && keyed.bytes <= most, `${bytes} bytes: ${rows.bytes} and ${keyed.bytes} kept`)
+    if (bytes === 0) t.same([rows.entries, keyed.entries], [0, 0], 'none kept')
+    else t.ok(rows.entries > 0 && keyed.entries > 0, 'some kept')
+  }
+})
