@@ -1,14 +1,14 @@
 // The file store's change log keeps in memory what the entries need, not the history (issue 28):
 // tombstones are read from the file, and what a read says is what a log holding every record in
 // memory would say, across rewrites, failed writes and reopening.
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { FileChangeLog, type FileChangeLogOptions } from '../../../../lib/store/changes/file.js'
 import { CHANGE_LOG_FILE, parseChangeLog } from '../../../../lib/store/changes/format.js'
 import type { Change, ChangeFilter, ChangeRecord } from '../../../../types/changes.js'
 import { tempDir } from '../../../helper.js'
-import { tombstone, upsert } from './drivers.js'
+import { fileLogWithFailingWrites, tombstone, upsert } from './drivers.js'
 
 const main: ChangeFilter = { environment: 'default', locale: null }
 const AT = '2025-01-01T00:00:00.000Z'
@@ -130,4 +130,23 @@ t.test('a failed write settled as the entry really is keeps its record through a
   await log.close()
   const again = await openLog(t, dataDir)
   t.strictSame(brief((await again.since(0, 10, main)).records), ['2:posts/lost:delete', '3:posts/kept:upsert', '4:posts/other:upsert'])
+})
+
+t.test('a rewrite that fails leaves the log as it was, and the next one drops what it could not', async t => {
+  const { Log, failWrites } = await fileLogWithFailingWrites(t)
+  const dataDir = tempDir(t)
+  const log = new Log({ dir: path.join(dataDir, 'content'), retentionDays: 30, clock })
+  await log.open()
+  t.teardown(() => log.close())
+  for (const change of [upsert('a', AT), tombstone('b', AT), upsert('a', AT), upsert('b', AT), tombstone('b', AT)]) await write(log, change)
+  const expected = ['3:posts/a:upsert', '5:posts/b:delete']
+  failWrites(1)
+  await t.rejects(log.compact(), /no space left/)
+  t.strictSame(readdirSync(path.join(dataDir, 'content')), [CHANGE_LOG_FILE], 'no temp file left')
+  t.strictSame(brief((await log.since(0, 10, main)).records), expected, 'superseded lines are still known as such')
+  t.equal(log.footprint.tailKeys, 2)
+  t.equal(await write(log, upsert('c', AT)), 6, 'appends go on')
+  t.strictSame(await log.compact(), { dropped: 0, horizon: 0 })
+  t.equal(parseChangeLog(readFileSync(path.join(dataDir, 'content', CHANGE_LOG_FILE))).records.length, 3, 'the superseded lines are gone')
+  t.strictSame(brief((await log.since(0, 10, main)).records), [...expected, '6:posts/c:upsert'])
 })
