@@ -17,6 +17,8 @@ export interface LogOptions {
   log?: StoreLogger
   /** The file log only: bring it up to date with the file store's entries first, as the store does at every open. */
   reconcile?: boolean
+  /** The file log only: keys its tail holds before a rewrite (FileChangeLogOptions). */
+  tailKeys?: number
 }
 
 export interface LogDriver {
@@ -76,7 +78,7 @@ export async function openLog (kind: LogKind, dataDir: string, options: LogOptio
     await store.close()
   }
   const { FileChangeLog } = await import('../../../../lib/store/changes/file.js')
-  const log = new FileChangeLog({ dir: path.join(dataDir, 'content'), ...logOptions })
+  const log = new FileChangeLog({ dir: path.join(dataDir, 'content'), ...logOptions, tailKeys: options.tailKeys })
   await log.open()
   const write = async (change: Change): Promise<number> => {
     const { seq, durable } = log.begin(change)
