@@ -33,7 +33,7 @@ import {
   matchesChangeFilter, recordMatchesEntry, resolveChangeLogOptions, retentionCutoff, type ChangeLogOptions, type ResolvedChangeLogOptions
 } from './common.js'
 import {
-  CHANGE_LOG_FILE, PADDED_HEADER_BYTES, headerLine, paddedHeaderLine, parseChangeLog, parseRecordLine, recordLine, type ParsedChangeLog
+  CHANGE_LOG_FILE, PADDED_HEADER_BYTES, headerLine, paddedHeaderLine, parseChangeLog, parseRecordLine, recordFields, recordLine, type ParsedChangeLog
 } from './format.js'
 import { ChangeIndex } from './memory.js'
 import { firstLineAbove, lineBatches, seqOfLine } from './scan.js'
@@ -107,13 +107,14 @@ interface Copy {
   horizon: number
 }
 
-/** Writes all of `text` at `position`. */
-async function writeAt (handle: FileHandle, text: string, position: number): Promise<void> {
+/** Writes all of `text` at `position`; its length in bytes. */
+async function writeAt (handle: FileHandle, text: string, position: number): Promise<number> {
   const bytes = Buffer.from(text, 'utf8')
   let offset = 0
   while (offset < bytes.length) {
     offset += (await handle.write(bytes, offset, bytes.length - offset, position + offset)).bytesWritten
   }
+  return bytes.length
 }
 
 /** Two seq-ordered lists as one. */
@@ -531,24 +532,24 @@ export class FileChangeLog implements ChangeLog {
       for await (const lines of lineBatches(source, 0, (this.appender as GroupAppender).bytes)) {
         let text = ''
         for (const line of lines) {
-          const parsed = parseRecordLine(line)
+          // Fields, not records: a rewrite reads every line, and records are long-lived objects elsewhere.
+          const correction = tail.corrections.get(seqOfLine(line))
+          const record = correction ?? recordFields(line)
           // The header, or a line that open found damaged or out of order: not carried over.
-          if (parsed === null || parsed.seq <= lastSeq) { if (seqOfLine(line) > 0) copy.superseded++; continue }
-          lastSeq = parsed.seq
-          const record = tail.corrections.get(parsed.seq) ?? parsed
+          if (record === null || record.seq <= lastSeq) { if (seqOfLine(line) > 0) copy.superseded++; continue }
+          lastSeq = record.seq
           if (record.seq <= readable && (tail.latest.get(changeKeyText(record)) ?? record.seq) !== record.seq) {
             copy.superseded++
           } else if (record.seq <= readable && isExpiredTombstone(record, cutoff)) {
             copy.expired++
             copy.horizon = Math.max(copy.horizon, record.seq)
           } else {
-            text += recordLine(record)
+            text += correction === undefined ? line + '\n' : recordLine(correction)
             copy.lines++
             if (record.op === 'delete') copy.tombstones++
           }
         }
-        await writeAt(out, text, copy.bytes)
-        copy.bytes += text.length
+        copy.bytes += await writeAt(out, text, copy.bytes)
       }
     } finally {
       await source.close()

@@ -39,14 +39,22 @@ function jsonOf (text: string): unknown {
   }
 }
 
-/** A record line's text (without its newline) as a record, or null when it is not a whole, valid one. */
-export function parseRecordLine (text: string): ChangeRecord | null {
+/**
+ * A record line's text (without its newline) as a plain, short-lived object: what a rewrite reads
+ * of every line without making a record of each; null when it is not a whole, valid one.
+ */
+export function recordFields (text: string): (Change & { seq: number }) | null {
   const value = jsonOf(text)
   if (!Array.isArray(value) || value.length !== 8) return null
   const [seq, environment, locale, collection, slug, op, status, at] = value as unknown[]
-  const change = { environment, locale, collection, slug, op, status, at }
-  if (!Number.isSafeInteger(seq) || (seq as number) < 1 || !isChange(change)) return null
-  return changeRecord(seq as number, change as Change)
+  const fields = { seq, environment, locale, collection, slug, op, status, at }
+  return Number.isSafeInteger(seq) && (seq as number) >= 1 && isChange(fields) ? fields as Change & { seq: number } : null
+}
+
+/** A record line's text (without its newline) as a record, or null when it is not a whole, valid one. */
+export function parseRecordLine (text: string): ChangeRecord | null {
+  const fields = recordFields(text)
+  return fields === null ? null : changeRecord(fields.seq, fields)
 }
 
 export interface ParsedChangeLog {
