@@ -3,7 +3,8 @@
 // record, `[seq, environment, locale or null, collection, slug, op, status or null, at]`, in
 // increasing seq order. Appends add records; a compaction rewrites the file atomically (a new
 // header, each key's latest record). Every name in a record is ASCII (names.ts), so a line's
-// characters are its bytes.
+// characters are its bytes. A rewrite pads its header with spaces to a fixed width (JSON allows
+// them), so the header can be written last, once the horizon is known, over a placeholder.
 import { changeRecord, isChange } from './common.js'
 import type { Change, ChangeRecord } from '../../../types/changes.js'
 
@@ -14,6 +15,15 @@ const NEWLINE = 0x0a
 
 export function headerLine (horizon: number): string {
   return JSON.stringify({ log: LOG_NAME, version: FORMAT_VERSION, horizon }) + '\n'
+}
+
+/** The width of a padded header: that of the widest horizon. */
+export const PADDED_HEADER_BYTES = headerLine(Number.MAX_SAFE_INTEGER).length
+
+/** A header padded with spaces to PADDED_HEADER_BYTES. */
+export function paddedHeaderLine (horizon: number): string {
+  const line = headerLine(horizon)
+  return line.slice(0, -1).padEnd(PADDED_HEADER_BYTES - 1, ' ') + '\n'
 }
 
 export function recordLine (r: ChangeRecord): string {
@@ -29,14 +39,22 @@ function jsonOf (text: string): unknown {
   }
 }
 
-/** A record line's text (without its newline) as a record, or null when it is not a whole, valid one. */
-function parseRecordLine (text: string): ChangeRecord | null {
+/**
+ * A record line's text (without its newline) as a plain, short-lived object: what a rewrite reads
+ * of every line without making a record of each; null when it is not a whole, valid one.
+ */
+export function recordFields (text: string): (Change & { seq: number }) | null {
   const value = jsonOf(text)
   if (!Array.isArray(value) || value.length !== 8) return null
   const [seq, environment, locale, collection, slug, op, status, at] = value as unknown[]
-  const change = { environment, locale, collection, slug, op, status, at }
-  if (!Number.isSafeInteger(seq) || (seq as number) < 1 || !isChange(change)) return null
-  return changeRecord(seq as number, change as Change)
+  const fields = { seq, environment, locale, collection, slug, op, status, at }
+  return Number.isSafeInteger(seq) && (seq as number) >= 1 && isChange(fields) ? fields as Change & { seq: number } : null
+}
+
+/** A record line's text (without its newline) as a record, or null when it is not a whole, valid one. */
+export function parseRecordLine (text: string): ChangeRecord | null {
+  const fields = recordFields(text)
+  return fields === null ? null : changeRecord(fields.seq, fields)
 }
 
 export interface ParsedChangeLog {

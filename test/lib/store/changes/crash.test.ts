@@ -29,7 +29,8 @@ type Dirs = Record<LogKind, string>
 function childScript (dirs: Dirs, cycle: number): string {
   return `const { openLog, upsert, tombstone } = await import(${JSON.stringify(sourceUrl('test', 'lib', 'store', 'changes', 'drivers.ts'))})
 const dirs = ${JSON.stringify(dirs)}
-const drivers = await Promise.all(Object.entries(dirs).map(async ([kind, dir]) => [kind, await openLog(kind, dir)]))
+// A small tail: the file log rewrites itself every few dozen writes, so kills land in rewrites too.
+const drivers = await Promise.all(Object.entries(dirs).map(async ([kind, dir]) => [kind, await openLog(kind, dir, { tailKeys: 16 })]))
 process.stdout.write('ready\\n')
 const writer = async (kind, driver, w) => {
   let last = null

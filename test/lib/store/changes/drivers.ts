@@ -2,7 +2,9 @@
 // open it on a data dir as its store would, write changes as its store would (SQLite: inside a
 // transaction; file: begin, durable append, settle), close it. Modules are imported when a log
 // of their kind is opened, so the crash test's child starts fast.
+import * as fsp from 'node:fs/promises'
 import path from 'node:path'
+import type { Test } from 'tap'
 import type { StoreLogger } from '../../../../lib/store/common.js'
 import type { Change, ChangeLog } from '../../../../types/changes.js'
 
@@ -15,6 +17,8 @@ export interface LogOptions {
   log?: StoreLogger
   /** The file log only: bring it up to date with the file store's entries first, as the store does at every open. */
   reconcile?: boolean
+  /** The file log only: keys its tail holds before a rewrite (FileChangeLogOptions). */
+  tailKeys?: number
 }
 
 export interface LogDriver {
@@ -74,7 +78,7 @@ export async function openLog (kind: LogKind, dataDir: string, options: LogOptio
     await store.close()
   }
   const { FileChangeLog } = await import('../../../../lib/store/changes/file.js')
-  const log = new FileChangeLog({ dir: path.join(dataDir, 'content'), ...logOptions })
+  const log = new FileChangeLog({ dir: path.join(dataDir, 'content'), ...logOptions, tailKeys: options.tailKeys })
   await log.open()
   const write = async (change: Change): Promise<number> => {
     const { seq, durable } = log.begin(change)
@@ -92,4 +96,25 @@ export function upsert (slug: string, at: string, more: Partial<Change> = {}): C
 
 export function tombstone (slug: string, at: string, more: Partial<Change> = {}): Change {
   return { environment: 'default', locale: null, collection: 'posts', slug, op: 'delete', status: null, at, ...more }
+}
+
+/** The file log's module with file writes that fail on demand: after `failWrites(n)`, the next n writes fail with ENOSPC. */
+export async function fileLogWithFailingWrites (t: Test): Promise<{ Log: typeof import('../../../../lib/store/changes/file.js').FileChangeLog, failWrites: (n: number) => void }> {
+  let failing = 0
+  const { FileChangeLog: Log } = await t.mockImport<typeof import('../../../../lib/store/changes/file.js')>('../../../../lib/store/changes/file.js', {
+    'node:fs/promises': {
+      ...fsp,
+      open: async (...args: Parameters<typeof fsp.open>) => {
+        const handle = await fsp.open(...args)
+        const write = handle.write.bind(handle)
+        return Object.assign(handle, {
+          write: async (...rest: unknown[]) => {
+            if (failing > 0) { failing--; throw Object.assign(new Error('no space left'), { code: 'ENOSPC' }) }
+            return await (write as (...a: unknown[]) => Promise<unknown>)(...rest)
+          }
+        })
+      }
+    }
+  })
+  return { Log, failWrites: n => { failing = n } }
 }

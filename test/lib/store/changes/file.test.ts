@@ -9,7 +9,7 @@ import { CHANGE_LOG_FILE, parseChangeLog } from '../../../../lib/store/changes/f
 import { createStore, type StoreLogger } from '../../../../lib/store/index.js'
 import type { ChangeFilter } from '../../../../types/changes.js'
 import { tempDir } from '../../../helper.js'
-import { tombstone, upsert } from './drivers.js'
+import { fileLogWithFailingWrites, tombstone, upsert } from './drivers.js'
 
 const main: ChangeFilter = { environment: 'default', locale: null }
 const AT = '2025-01-01T00:00:00.000Z'
@@ -81,26 +81,11 @@ t.test('a write that failed is settled as the entry really is', async t => {
 })
 
 t.test('an append that fails is never readable and holds nothing up', async t => {
-  let failWrites = 0
-  const { FileChangeLog: Log } = await t.mockImport<typeof import('../../../../lib/store/changes/file.js')>('../../../../lib/store/changes/file.js', {
-    'node:fs/promises': {
-      ...fsp,
-      open: async (...args: Parameters<typeof fsp.open>) => {
-        const handle = await fsp.open(...args)
-        const write = handle.write.bind(handle)
-        return Object.assign(handle, {
-          write: async (...rest: unknown[]) => {
-            if (failWrites > 0) { failWrites--; throw Object.assign(new Error('no space left'), { code: 'ENOSPC' }) }
-            return await (write as (...a: unknown[]) => Promise<unknown>)(...rest)
-          }
-        })
-      }
-    }
-  })
+  const { Log, failWrites } = await fileLogWithFailingWrites(t)
   const dataDir = tempDir(t)
   const log = await openLog(t, dataDir, {}, Log)
   await write(log, upsert('a', AT))
-  failWrites = 1
+  failWrites(1)
   const lost = log.begin(upsert('b', AT))
   await t.rejects(lost.durable, /no space left/)
   log.settle(lost.seq) // what a store does in its finally: harmless after a failed append
