@@ -225,21 +225,40 @@ export class SqliteChangeLog implements ChangeLog {
 
   /**
    * Up to `count` records after `afterSeq` in the filter's scope: their seqs from the index, the
-   * records kept, the others read by seq. Both reads in one transaction, so they see one state
-   * of a database other connections write too.
+   * records kept, the others read by seq. When every record is kept, the seqs' one statement is
+   * the whole read (a statement sees one state of the database): no transaction to open. Else
+   * both reads run again in one transaction, so they see one state of a database other
+   * connections write too.
    */
   private incremental (afterSeq: number, count: number, filter: ChangeFilter): ChangeRecord[] {
+    const kept = this.keptAfter(afterSeq, count, filter)
+    if (kept !== null) return kept
     return this.db.transaction(() => {
-      const stmt = this.stmt
-      const seqs = stmt.seqs.all(filter.environment, filter.locale ?? '', afterSeq, count) as number[]
+      const seqs = this.seqsAfter(afterSeq, count, filter)
       const records = seqs.map(seq => this.kept.get(seq))
       const missing = seqs.filter((_, i) => records[i] === undefined)
-      if (missing.length === 0) return records as ChangeRecord[]
       const read = new Map<number, ChangeRecord>()
-      for (const row of stmt.bySeq.all(JSON.stringify(missing)) as ReadRow[]) read.set(row[0], scopedRecord(row, filter))
+      if (missing.length > 0) for (const row of this.stmt.bySeq.all(JSON.stringify(missing)) as ReadRow[]) read.set(row[0], scopedRecord(row, filter))
       for (const record of read.values()) this.keep(record)
       return seqs.map((seq, i) => records[i] ?? read.get(seq) as ChangeRecord)
     })()
+  }
+
+  /** The records after `afterSeq` when every one of them is kept (one statement), else null. */
+  private keptAfter (afterSeq: number, count: number, filter: ChangeFilter): ChangeRecord[] | null {
+    const seqs = this.seqsAfter(afterSeq, count, filter)
+    const records: ChangeRecord[] = []
+    for (const seq of seqs) {
+      const record = this.kept.get(seq)
+      if (record === undefined) return null
+      records.push(record)
+    }
+    return records
+  }
+
+  /** Up to `count` seqs after `afterSeq` in the filter's scope, from the scope index alone. */
+  private seqsAfter (afterSeq: number, count: number, filter: ChangeFilter): number[] {
+    return this.stmt.seqs.all(filter.environment, filter.locale ?? '', afterSeq, count) as number[]
   }
 
   private keep (record: ChangeRecord): void {
