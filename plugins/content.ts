@@ -23,8 +23,11 @@ declare module 'fastify' {
     cachedReply: (lookup: (request: FastifyRequest) => Rendered | undefined) => onRequestHookHandler
   }
   interface FastifyReply {
-    /** Sends a body serialized by the content pipeline as JSON (text, or its UTF-8 bytes), byte for byte. */
-    sendJson: (body: string | Buffer) => FastifyReply
+    /**
+     * Sends a body serialized by the content pipeline as JSON (text, or its UTF-8 bytes), byte for
+     * byte; `release` gives pooled memory back once the body is sent (lib/content/body-pool.ts).
+     */
+    sendJson: (body: string | Buffer, release?: () => void) => FastifyReply
     /**
      * Sends a rendered read (an entry or a list) with its `ETag` and `Cache-Control: no-cache`,
      * or a 304 with the `ETag` and no body when `If-None-Match` matches it. From 1 KB, compressed
@@ -40,6 +43,14 @@ declare module 'fastify' {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+/**
+ * Pooled memory is reused once the response has been handed to the socket ('finish'); a
+ * connection closed before that leaves it to the garbage collector.
+ */
+function releaseWhenSent (reply: FastifyReply, release: (() => void) | undefined): void {
+  if (release !== undefined) reply.raw.once('finish', release)
+}
+
 export default fp(async (fastify) => {
   fastify.decorate('content', new ContentService({
     registry: fastify.schemas,
@@ -54,7 +65,8 @@ export default fp(async (fastify) => {
 
   // The pipeline serializes bodies itself because the ETag is a hash of their exact bytes;
   // a string with a JSON content type goes out as it is, without the route's serializer.
-  fastify.decorateReply('sendJson', function sendJson (this: FastifyReply, body: string | Buffer) {
+  fastify.decorateReply('sendJson', function sendJson (this: FastifyReply, body: string | Buffer, release?: () => void) {
+    releaseWhenSent(this, release)
     return this.type(JSON_TYPE).send(body)
   })
 
@@ -79,9 +91,7 @@ export default fp(async (fastify) => {
   const copyMade = (body: Buffer, copy: Buffer): void => { cache.keptBeside(body, copy.length) }
 
   fastify.decorateReply('sendRendered', function sendRendered (this: FastifyReply, rendered: Rendered) {
-    // Pooled memory is reused once the response has been handed to the socket ('finish'); a
-    // connection closed before that leaves it to the garbage collector.
-    if (rendered.release !== undefined) this.raw.once('finish', rendered.release)
+    releaseWhenSent(this, rendered.release)
     this.header('etag', rendered.etag)
     this.header('cache-control', 'no-cache')
     const encoding = this.encodingFor(rendered.body.length)

@@ -6,7 +6,7 @@ import { DEFAULT_KEPT_CHARS, SyncService } from '../lib/sync/service.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The change feed: `read(query, caller context)` answers one page of GET /api/sync as JSON (UTF-8 bytes). */
+    /** The change feed: `read(query, caller context)` answers one page of GET /api/sync as JSON (UTF-8 bytes, maybe pooled). */
     sync: SyncService
   }
 }
@@ -20,6 +20,8 @@ export default fp(async (fastify) => {
     secret,
     // Kept answers are cached answers: none when the response cache is off (CMS_CACHE_MAX or
     // CMS_CACHE_MAX_BYTES 0, as `lectern --data-dir` runs), else an eighth of its byte budget.
-    keptChars: fastify.config.cacheMax === 0 ? 0 : Math.min(DEFAULT_KEPT_CHARS, Math.floor(fastify.config.cacheMaxBytes / 8))
+    keptChars: fastify.config.cacheMax === 0 ? 0 : Math.min(DEFAULT_KEPT_CHARS, Math.floor(fastify.config.cacheMaxBytes / 8)),
+    // The list answers' pool: an answer sent once is written into memory already mapped.
+    bodies: fastify.content.bodies
   }))
 }, { name: 'sync', dependencies: ['config', 'data', 'store', 'schemas', 'content'], fastify: '5.x' })

@@ -106,7 +106,11 @@ export class ContentService {
    */
   private readonly entryLocks = new KeyedMutex()
 
+  /** Memory for large bodies sent once (CMS_BODY_POOL_BYTES), shared with the sync answers (plugins/sync.ts). */
+  readonly bodies: BodyPool
+
   constructor (options: ContentServiceOptions) {
+    this.bodies = options.bodies
     this.registry = options.registry
     this.store = options.store
     this.references = options.references

@@ -11,6 +11,7 @@ import { seesDrafts, type Caller } from '../auth.js'
 import { badRequest, CmsError } from '../errors.js'
 import { announcedOp, cursorState } from '../store/changes/common.js'
 import { writeJsonText, type JsonText } from '../content/json-memo.js'
+import type { BodyPool, PooledBody } from '../content/body-pool.js'
 import { decodeSyncCursor, encodeSyncCursor, type SyncCursor } from './cursor.js'
 import { parseSyncRequest, type SyncRequestContext } from './request.js'
 import type { ChangeFilter, ChangeRecord } from '../../types/changes.js'
@@ -29,6 +30,14 @@ export interface SyncServiceOptions {
    * takes them from the response cache's budget, and keeps none when that cache is off.
    */
   keptChars?: number
+  /** Memory for answers sent once and not kept (the content pipeline's pool); without it, each answer gets a fresh buffer. */
+  bodies?: BodyPool
+}
+
+/** An answer's UTF-8 bytes; `release`, when set, gives its pooled memory back once the bytes are sent (see PooledBody). */
+export interface SyncAnswer {
+  body: Buffer
+  release?: () => void
 }
 
 export const cursorExpired = (): CmsError =>
@@ -51,19 +60,23 @@ function asciiText (json: string): JsonText {
   return { json, bytes: json.length }
 }
 
-/**
- * `head`, the texts and `tail` as one body of UTF-8 bytes, written once into memory of the exact
- * size: the kept entry texts are copied, not joined into a string and encoded again to be sent.
- * `head` and `tail` are ASCII.
- */
-function joinTexts (head: string, texts: readonly JsonText[], tail: string): Buffer {
+/** The UTF-8 length of `head`, the texts and `tail` (`head` and `tail` are ASCII). */
+function joinedSize (head: string, texts: readonly JsonText[], tail: string): number {
   let size = head.length + tail.length
   for (const text of texts) size += text.bytes
-  const body = Buffer.allocUnsafe(size)
+  return size
+}
+
+/**
+ * `head`, the texts and `tail` as one body of UTF-8 bytes, written once into `body` (of the exact
+ * size, see joinedSize): the kept entry texts are copied, not joined into a string and encoded
+ * again to be sent. `head` and `tail` are ASCII.
+ */
+function joinTexts (body: Buffer, head: string, texts: readonly JsonText[], tail: string): Buffer {
   let at = body.write(head, 0, 'latin1')
   for (const text of texts) at = writeJsonText(body, at, text)
-  // Every byte is written (allocUnsafe memory may hold old data): a length that does not add up is a bug, never sent.
-  if (at + body.write(tail, at, 'latin1') !== size) throw new Error(`sync body: ${size} bytes computed, ${at + tail.length} written`)
+  // Every byte is written (allocUnsafe and pooled memory may hold old data): a length that does not add up is a bug, never sent.
+  if (at + body.write(tail, at, 'latin1') !== body.length) throw new Error(`sync body: ${body.length} bytes computed, ${at + tail.length} written`)
   return body
 }
 
@@ -90,7 +103,7 @@ export class SyncService {
   }
 
   /** One answer, as its JSON's UTF-8 bytes: `{ items, cursor, more }`. */
-  async read (query: Record<string, unknown>, caller: Caller, scopeOf: SyncRequestContext['scopeOf']): Promise<Buffer> {
+  async read (query: Record<string, unknown>, caller: Caller, scopeOf: SyncRequestContext['scopeOf']): Promise<SyncAnswer> {
     const sees = seesDrafts(caller)
     const request = parseSyncRequest(query, { seesDrafts: sees, scopeOf, isCollection: name => this.options.registry.collection(name) !== null })
     const changes = this.options.store.changes
@@ -100,14 +113,19 @@ export class SyncService {
       : this.current(request.cursor, sees, { horizon, latest })
     const key = request.kind === 'initial' ? JSON.stringify([cursor, request.perPage]) : `${request.cursor}\u0000${request.perPage}`
     const kept = this.answers?.get(key)
-    if (kept !== undefined && kept.latest === latest && kept.horizon === horizon && this.modelsCurrent(kept.models)) return kept.body
+    if (kept !== undefined && kept.latest === latest && kept.horizon === horizon && this.modelsCurrent(kept.models)) return { body: kept.body }
     const answer = await this.answer(cursor, request.perPage)
-    if (answer.body.length < this.keptAnswerChars) this.answers?.set(key, { ...answer, latest, horizon })
-    return answer.body
+    if (answer.release === undefined && this.keeps(answer.body.length)) this.answers?.set(key, { body: answer.body, models: answer.models, latest, horizon })
+    return answer.release === undefined ? { body: answer.body } : { body: answer.body, release: answer.release }
+  }
+
+  /** Whether an answer of `bytes` is kept for the next same request (never when none are kept). */
+  private keeps (bytes: number): boolean {
+    return this.answers !== null && bytes < this.keptAnswerChars
   }
 
   /** An answer made afresh: the records after the cursor's position, as items, and the next cursor. */
-  private async answer (cursor: SyncCursor, perPage: number): Promise<{ body: Buffer, models: Map<string, CollectionModel | null> }> {
+  private async answer (cursor: SyncCursor, perPage: number): Promise<SyncAnswer & { models: Map<string, CollectionModel | null> }> {
     const filter: ChangeFilter = { environment: cursor.environment, locale: cursor.locale }
     if (cursor.collections !== null) filter.collections = cursor.collections
     if (cursor.baseline !== undefined) filter.baseline = { seq: cursor.baseline, publishedOnly: cursor.publishedOnly }
@@ -117,7 +135,11 @@ export class SyncService {
     // Past its start, an initial run reads as an incremental one: every record left is above the baseline.
     if (!page.more || page.upTo >= (cursor.baseline ?? 0)) delete next.baseline
     const tail = `],"cursor":${JSON.stringify(encodeSyncCursor(next, this.options.secret))},"more":${String(page.more)}}`
-    return { body: joinTexts(ANSWER_HEAD, items, tail), models }
+    const size = joinedSize(ANSWER_HEAD, items, tail)
+    // Sent once and never kept: a large answer goes into reused memory (lib/content/body-pool.ts).
+    const pooled: PooledBody | null = this.keeps(size) ? null : this.options.bodies?.alloc(size) ?? null
+    const body = joinTexts(pooled?.bytes ?? Buffer.allocUnsafe(size), ANSWER_HEAD, items, tail)
+    return pooled === null ? { body, models } : { body, models, release: pooled.release }
   }
 
   private modelsCurrent (models: ReadonlyMap<string, CollectionModel | null>): boolean {

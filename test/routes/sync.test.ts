@@ -226,6 +226,24 @@ eachStore(t, async (t, _store, env: Env) => {
     t.same(copy, await serverState(t, again, admin, 'all'))
   })
 
+  t.test('with the cache off, an answer is written into the content pool\'s memory, given back once sent, and reused', async t => {
+    const { app } = await buildWithSchemas(t, { ...keys, CMS_CACHE_MAX: '0' })
+    await seed(t, app, 30)
+    const pool = app.content.bodies
+    const before = pool.freeCount
+    const first = await app.inject({ url: '/api/sync?initial=true', headers: admin })
+    t.ok(first.rawPayload.length >= Buffer.poolSize >>> 1, 'an answer large enough to be pooled')
+    t.equal(pool.freeCount, before + 1, 'its memory is back in the pool once sent')
+    await write(t, app, 'PATCH', '/api/content/posts/p1', { title: 'Changed' })
+    const second = await app.inject({ url: '/api/sync?initial=true', headers: admin })
+    t.equal(pool.freeCount, before + 1, 'the next answer took the same memory and gave it back')
+    const items = (res: typeof first): Item[] => res.json<Answer>().items
+    const slugs = (res: typeof first): string[] => items(res).map(i => i.slug).sort()
+    t.same(slugs(second), slugs(first), 'the same entries (p1 now last: its change is the latest)')
+    t.equal(items(second).find(i => i.slug === 'p1')?.entry?.title, 'Changed', 'written afresh: nothing left of the first answer')
+    t.same(items(second).filter(i => i.slug !== 'p1'), items(first).filter(i => i.slug !== 'p1'), 'the others as before')
+  })
+
   t.test('a run with writes racing it, then one incremental run, leaves the client exactly in sync', async t => {
     const { app } = await buildWithSchemas(t, keys)
     await seed(t, app, 30)

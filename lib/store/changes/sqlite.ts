@@ -107,6 +107,12 @@ export class SqliteChangeLog implements ChangeLog {
    * here, whichever connection wrote them; a record compaction dropped is not among the seqs.
    */
   private readonly kept = new Map<number, ChangeRecord>()
+  /**
+   * The latest seq and the horizon, read once and kept until this log records or compacts: no
+   * other process writes the database (the data dir's lock, lib/data-lock.ts), so they stay
+   * exact; a sync answer asks for them on every request.
+   */
+  private counted: { latest: number, horizon: number } | null = null
 
   constructor (private readonly db: Database, options: ChangeLogOptions) {
     this.options = resolveChangeLogOptions(options)
@@ -147,6 +153,7 @@ export class SqliteChangeLog implements ChangeLog {
     if (this.compactionTimer !== null) clearImmediate(this.compactionTimer)
     this.compactionTimer = null
     this.statements = null
+    this.counted = null
   }
 
   // ---- writes --------------------------------------------------------------------------------
@@ -160,6 +167,7 @@ export class SqliteChangeLog implements ChangeLog {
     checkChange(change)
     const seq = Math.max(this.last, this.latest()) + 1
     this.last = seq
+    this.counted = null
     stmt.upsert.run(seq, change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at)
     this.compactIfDue()
     return seq
@@ -208,7 +216,8 @@ export class SqliteChangeLog implements ChangeLog {
       : this.read(afterSeq, limit + 1, filter)
     const more = records.length > limit
     if (more) records.pop()
-    const upTo = more ? (records.at(-1) as ChangeRecord).seq : Math.max(afterSeq, this.latest())
+    // Past the last record read too: a read sees another connection's writes (tests), the counters not.
+    const upTo = more ? (records.at(-1) as ChangeRecord).seq : Math.max(afterSeq, records.at(-1)?.seq ?? 0, this.counters().latest)
     return { records, more, upTo }
   }
 
@@ -225,21 +234,40 @@ export class SqliteChangeLog implements ChangeLog {
 
   /**
    * Up to `count` records after `afterSeq` in the filter's scope: their seqs from the index, the
-   * records kept, the others read by seq. Both reads in one transaction, so they see one state
-   * of a database other connections write too.
+   * records kept, the others read by seq. When every record is kept, the seqs' one statement is
+   * the whole read (a statement sees one state of the database): no transaction to open. Else
+   * both reads run again in one transaction, so they see one state of a database other
+   * connections write too.
    */
   private incremental (afterSeq: number, count: number, filter: ChangeFilter): ChangeRecord[] {
+    const kept = this.keptAfter(afterSeq, count, filter)
+    if (kept !== null) return kept
     return this.db.transaction(() => {
-      const stmt = this.stmt
-      const seqs = stmt.seqs.all(filter.environment, filter.locale ?? '', afterSeq, count) as number[]
+      const seqs = this.seqsAfter(afterSeq, count, filter)
       const records = seqs.map(seq => this.kept.get(seq))
       const missing = seqs.filter((_, i) => records[i] === undefined)
-      if (missing.length === 0) return records as ChangeRecord[]
       const read = new Map<number, ChangeRecord>()
-      for (const row of stmt.bySeq.all(JSON.stringify(missing)) as ReadRow[]) read.set(row[0], scopedRecord(row, filter))
+      if (missing.length > 0) for (const row of this.stmt.bySeq.all(JSON.stringify(missing)) as ReadRow[]) read.set(row[0], scopedRecord(row, filter))
       for (const record of read.values()) this.keep(record)
       return seqs.map((seq, i) => records[i] ?? read.get(seq) as ChangeRecord)
     })()
+  }
+
+  /** The records after `afterSeq` when every one of them is kept (one statement), else null. */
+  private keptAfter (afterSeq: number, count: number, filter: ChangeFilter): ChangeRecord[] | null {
+    const seqs = this.seqsAfter(afterSeq, count, filter)
+    const records: ChangeRecord[] = []
+    for (const seq of seqs) {
+      const record = this.kept.get(seq)
+      if (record === undefined) return null
+      records.push(record)
+    }
+    return records
+  }
+
+  /** Up to `count` seqs after `afterSeq` in the filter's scope, from the scope index alone. */
+  private seqsAfter (afterSeq: number, count: number, filter: ChangeFilter): number[] {
+    return this.stmt.seqs.all(filter.environment, filter.locale ?? '', afterSeq, count) as number[]
   }
 
   private keep (record: ChangeRecord): void {
@@ -248,11 +276,20 @@ export class SqliteChangeLog implements ChangeLog {
   }
 
   async latestSeq (): Promise<number> {
-    return this.latest()
+    return this.counters().latest
   }
 
   async horizon (): Promise<number> {
-    return this.meta('horizon') ?? 0
+    return this.counters().horizon
+  }
+
+  /** The latest seq and horizon: kept (see `counted`), else read now. */
+  private counters (): { latest: number, horizon: number } {
+    if (this.counted !== null) return this.counted
+    const counted = { latest: this.latest(), horizon: this.meta('horizon') ?? 0 }
+    // Inside a write's transaction, what is read may yet be rolled back: not kept.
+    if (!this.db.inTransaction) this.counted = counted
+    return counted
   }
 
   // ---- compaction ----------------------------------------------------------------------------
@@ -274,6 +311,7 @@ export class SqliteChangeLog implements ChangeLog {
       return { dropped, horizon }
     })()
     this.horizonSeq = result.horizon
+    this.counted = null
     if (result.dropped > 0) this.options.log.info({ dropped: result.dropped, horizon: result.horizon }, 'change log compacted')
     return result
   }

@@ -3,8 +3,8 @@ import { syncSchema } from './schemas.js'
 
 const syncRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', { schema: syncSchema }, async (request, reply) => {
-    const body = await fastify.sync.read(request.query, request.caller, fastify.scopeOf)
-    return reply.header('cache-control', 'no-store').sendJson(body)
+    const answer = await fastify.sync.read(request.query, request.caller, fastify.scopeOf)
+    return reply.header('cache-control', 'no-store').sendJson(answer.body, answer.release)
   })
 }
 

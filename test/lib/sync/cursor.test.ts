@@ -64,5 +64,5 @@ t.test('a cursor below the horizon, or ahead of the log, is a 410 CURSOR_EXPIRED
   }
   await expired(service(10, 20), 5)
   await expired(service(0, 20), 21)
-  t.match(JSON.parse((await service(10, 20).read({ cursor: at(10) }, caller, scopeOf)).toString()), { items: [], more: false })
+  t.match(JSON.parse((await service(10, 20).read({ cursor: at(10) }, caller, scopeOf)).body.toString()), { items: [], more: false })
 })

@@ -8,7 +8,7 @@ import { DATABASE_FILE } from '../../../../lib/store/sqlite.js'
 import { createStore } from '../../../../lib/store/index.js'
 import type { ChangeFilter } from '../../../../types/changes.js'
 import { tempDir } from '../../../helper.js'
-import { upsert } from './drivers.js'
+import { tombstone, upsert } from './drivers.js'
 
 const main: ChangeFilter = { environment: 'default', locale: null }
 const AT = '2025-01-01T00:00:00.000Z'
@@ -59,6 +59,30 @@ t.test('a record lives and dies with the savepoint of its write; a seq is never 
   t.throws(() => db.transaction(() => { log.record(upsert('d', AT)); throw new Error('commit failed') })())
   t.equal(await log.latestSeq(), 3, 'a rolled-back seq is not readable')
   t.equal(write('e', false), 5)
+})
+
+t.test('the latest seq and horizon are kept between writes, but not when read inside a write that rolls back', async t => {
+  const db = database(t)
+  const log = openLog(db)
+  t.equal(await log.latestSeq(), 0)
+  db.transaction(() => log.record(upsert('a', AT)))()
+  t.equal(await log.latestSeq(), 1, 'a write of this log moves it')
+  let seen: Promise<number> | undefined
+  t.throws(() => db.transaction(() => {
+    log.record(upsert('b', AT))
+    // latestSeq reads the counters when called (the promise only carries them).
+    seen = log.latestSeq()
+    throw new Error('the entry write failed')
+  })())
+  t.equal(await seen, 2, 'inside the write: its own record')
+  t.equal(await log.latestSeq(), 1, 'after the rollback: not the seq read inside it')
+  t.equal(await log.horizon(), 0)
+  // Compaction moves the horizon: a tombstone older than the retention, dropped.
+  db.transaction(() => log.record(tombstone('a', '2000-01-01T00:00:00.000Z')))()
+  t.equal(await log.latestSeq(), 3)
+  t.same(await log.compact(), { dropped: 1, horizon: 3 })
+  t.equal(await log.horizon(), 3, 'compaction moves it')
+  t.equal(await log.latestSeq(), 3)
 })
 
 t.test('back-fill: the entries of the store get records when the log is made, in one go', async t => {
