@@ -3,6 +3,7 @@
 // later step (validation, rendering, SQLite's JSON functions, which give up at 1,000 levels) has
 // room to spare. Stored values written by other means (a hand-written entry file, a database
 // from before the limit) may be deeper; the stores check them with storedDepthExceeds.
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js'
 
 /** Arrays and objects nested in one another, the outermost counting as one. */
 export const MAX_JSON_DEPTH = 64
@@ -13,13 +14,6 @@ export const MAX_JSON_DEPTH = 64
  * the collection. Both stores use this bound, so they keep and skip the same entries.
  */
 export const MAX_STORED_DEPTH = 1000
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACKET = 0x5d
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
 
 /**
  * Whether JSON text nests deeper than `max`: one pass over the text, before it is parsed

@@ -2,6 +2,7 @@
 // back as the bytes the server sent, which are the body of GET on that entry, so that `lectern
 // export` writes them as they are. Parsing every entry and serializing it again allocated about
 // as much as the rest of the export put together (bench export row).
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../json-bytes.js'
 
 export interface RawSyncItem {
   op: 'upsert' | 'delete'
@@ -17,14 +18,6 @@ export interface RawSyncAnswer {
   more: boolean
 }
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const COLON = 0x3a
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACKET = 0x5d
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
 /** What ends a scalar: a separator, a closing bracket or whitespace. */
 const DELIMITERS = new Set([COMMA, CLOSE_BRACE, CLOSE_BRACKET, 0x20, 0x0a, 0x0d, 0x09])
 

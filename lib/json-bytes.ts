@@ -1,0 +1,10 @@
+// The bytes of JSON's structure, for the scanners that read JSON text as bytes without parsing
+// it (json-depth.ts, cli/sync-answer.ts).
+export const QUOTE = 0x22
+export const BACKSLASH = 0x5c
+export const COMMA = 0x2c
+export const COLON = 0x3a
+export const OPEN_BRACKET = 0x5b
+export const CLOSE_BRACKET = 0x5d
+export const OPEN_BRACE = 0x7b
+export const CLOSE_BRACE = 0x7d
