@@ -1,4 +1,4 @@
-// The one interface every storage backend implements (CMS_STORE=sqlite|file; PostgreSQL next).
+// The one interface every storage backend implements (CMS_STORE=sqlite|file|postgres).
 //
 // Every store behaves identically (lib/store/*.ts; test/lib/store/contract.test.ts runs one suite
 // over each of them):
@@ -77,7 +77,7 @@ export interface StoredLocation {
 }
 
 export interface ContentStore {
-  readonly kind: 'sqlite' | 'file'
+  readonly kind: 'sqlite' | 'file' | 'postgres'
   /** Opens the database or builds the in-memory index. */
   open: () => Promise<void>
   /** Flushes pending writes and releases files and handles. */

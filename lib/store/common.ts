@@ -31,6 +31,10 @@ export interface StoreOptions {
   syncRetentionDays?: number
   /** CMS_ENTRY_CACHE_BYTES: bytes of parsed entries in each of the SQLite store's entry caches (default 8 MiB); 0 keeps none. */
   entryCacheBytes?: number
+  /** CMS_DATABASE_URL: the PostgreSQL store's database (required with CMS_STORE=postgres). */
+  databaseUrl?: string
+  /** CMS_DATABASE_POOL: the PostgreSQL store's query connections (default 10), besides its listening one. */
+  databasePool?: number
 }
 
 export const ENTRY_STATUSES: readonly EntryStatus[] = ['draft', 'published']

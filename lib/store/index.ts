@@ -10,5 +10,10 @@ export { SqliteStore } from './sqlite.js'
 
 /** A closed store of the given kind; call `open()` before use. */
 export function createStore (kind: ContentStore['kind'], options: StoreOptions): ContentStore {
-  return kind === 'file' ? new FileStore(options) : new SqliteStore(options)
+  switch (kind) {
+    case 'file': return new FileStore(options)
+    case 'sqlite': return new SqliteStore(options)
+    // Being built (issue 23): refused until then.
+    case 'postgres': throw new Error('the PostgreSQL store is not available in this build')
+  }
 }
