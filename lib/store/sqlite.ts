@@ -35,6 +35,7 @@ import {
   slugTaken, timestamps, indexableFieldRefs, silentLogger, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
 } from './common.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
+import { EntryCache, bucketText } from './entry-cache.js'
 import { entryChange, storeChangeLogOptions, type ChangeLogOptions } from './changes/common.js'
 import { SqliteChangeLog } from './changes/sqlite.js'
 import { setAsideUnreadable } from './sqlite-set-aside.js'
@@ -180,7 +181,7 @@ export class SqliteStore implements ContentStore {
   /** Entries by row id, as lists hand them out; a write to a row drops it. */
   private readonly rows: LRUCache<number, StoredEntry>
   /** Entries by key (environment, collection, locale, slug), as get hands them out; a write to the key drops it. */
-  private readonly keyed: LRUCache<string, StoredEntry>
+  private readonly keyed: EntryCache
   private queue: Pending[] = []
   private flushTimer: NodeJS.Immediate | null = null
   private writeBatch: ((batch: Pending[]) => void) | null = null
@@ -207,7 +208,7 @@ export class SqliteStore implements ContentStore {
     // is larger than a one-byte bound, and lru-cache does not keep what exceeds it.
     const maxSize = Math.max(1, options.entryCacheBytes ?? DEFAULT_ENTRY_CACHE_BYTES)
     this.rows = new LRUCache<number, StoredEntry>({ max: ROW_CACHE, maxSize })
-    this.keyed = new LRUCache<string, StoredEntry>({ max: ROW_CACHE, maxSize })
+    this.keyed = new EntryCache(ROW_CACHE, maxSize)
   }
 
   private openChangeLog (): SqliteChangeLog {
@@ -219,7 +220,7 @@ export class SqliteStore implements ContentStore {
   get entryCaches (): { rows: CacheUse, keyed: CacheUse } {
     return {
       rows: { entries: this.rows.size, bytes: this.rows.calculatedSize },
-      keyed: { entries: this.keyed.size, bytes: this.keyed.calculatedSize }
+      keyed: { entries: this.keyed.size, bytes: this.keyed.bytes }
     }
   }
 
@@ -475,14 +476,14 @@ export class SqliteStore implements ContentStore {
   async get (scope: Scope, collection: string, slug: string): Promise<StoredEntry | undefined> {
     checkBucket(scope, collection)
     if (!isSlug(slug)) return undefined
-    const key = entryKey(scope.environment, collection, localeKey(scope), slug)
-    const cached = this.keyed.get(key)
+    const bucket = bucketText(scope.environment, collection, localeKey(scope))
+    const cached = this.keyed.get(bucket, slug)
     if (cached !== undefined) return cached
     const row = this.statement(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug = ?`)
       .get(scope.environment, localeKey(scope), slug) as EntryRow | undefined
     if (row === undefined) return undefined
     const entry = toEntry(row)
-    this.keyed.set(key, entry, { size: entrySize(row) })
+    this.keyed.set(bucket, slug, entry, entrySize(row))
     return entry
   }
 
@@ -490,11 +491,12 @@ export class SqliteStore implements ContentStore {
     checkBucket(scope, collection)
     const out = new Map<string, StoredEntry>()
     const locale = localeKey(scope)
+    const bucket = bucketText(scope.environment, collection, locale)
     // From the entry cache (which writes keep exact, as for get); the rest in one query.
     const missing = new Set<string>()
     for (const slug of slugs) {
       if (out.has(slug) || missing.has(slug) || !isSlug(slug)) continue
-      const cached = this.keyed.get(entryKey(scope.environment, collection, locale, slug))
+      const cached = this.keyed.get(bucket, slug)
       if (cached !== undefined) out.set(slug, cached)
       else missing.add(slug)
     }
@@ -503,14 +505,14 @@ export class SqliteStore implements ContentStore {
       .all(scope.environment, locale, JSON.stringify([...missing])) as EntryRow[]
     for (const row of rows) {
       const entry = toEntry(row)
-      this.keyed.set(entryKey(scope.environment, collection, locale, row.slug), entry, { size: entrySize(row) })
+      this.keyed.set(bucket, row.slug, entry, entrySize(row))
       out.set(row.slug, entry)
     }
     return out
   }
 
   revision (scope: Scope, collection: string): number {
-    return this.revisions.get(bucketKey(scope.environment, collection, localeKey(scope))) ?? this.openRevision
+    return this.revisions.get(bucketText(scope.environment, collection, localeKey(scope))) ?? this.openRevision
   }
 
   async ping (): Promise<void> {
@@ -790,10 +792,10 @@ export class SqliteStore implements ContentStore {
       this.matched.invalidate(p.op.collection)
       this.results.invalidate(p.op.collection)
       if (p.rowId !== undefined) this.rows.delete(p.rowId)
-      this.keyed.delete(entryKey(p.op.scope.environment, p.op.collection, p.op.locale, p.op.slug))
+      this.keyed.delete(bucketText(p.op.scope.environment, p.op.collection, p.op.locale), p.op.slug)
       // Only a write that changed something: not a create or update that failed in its savepoint, nor a delete of nothing.
       if (p.result?.ok === true && p.result.value.seq !== null) {
-        this.revisions.set(bucketKey(p.op.scope.environment, p.op.collection, p.op.locale), ++this.lastRevision)
+        this.revisions.set(bucketText(p.op.scope.environment, p.op.collection, p.op.locale), ++this.lastRevision)
       }
     }
     this.writesSinceAnalyze += batch.length
@@ -901,14 +903,6 @@ function wantedIndexes (schema: ResolvedSchema): Map<string, string> {
   for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'ASC')
   for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'DESC' : 'ASC')
   return wanted
-}
-
-function bucketKey (environment: string, collection: string, locale: string): string {
-  return `${environment}\u0000${collection}\u0000${locale}`
-}
-
-function entryKey (environment: string, collection: string, locale: string, slug: string): string {
-  return `${environment}\u0000${collection}\u0000${locale}\u0000${slug}`
 }
 
 /** A stable text of a query's sort. */

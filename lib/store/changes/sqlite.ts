@@ -9,6 +9,7 @@
 // sharing the database, each holding the write lock in turn, hand out seqs in commit order), and a
 // seq a rolled-back savepoint took is simply skipped.
 import type { Database, Statement } from 'better-sqlite3'
+import { RecentChanges } from './recent.js'
 import {
   COMPACTION_INTERVAL_MS, changeRecord, checkChange, checkPageArguments, entryChange, resolveChangeLogOptions, retentionCutoff,
   type ChangeLogOptions, type ResolvedChangeLogOptions
@@ -20,8 +21,8 @@ import type { EntryStatus } from '../../../types/store.js'
 export const CHANGE_LOG_VERSION = 1
 /** Entries back-filled per query, so a large table is never read into memory at once. */
 const BACKFILL_PAGE = 1000
-/** Records kept by seq for incremental reads (about 200 bytes each). */
-const KEPT_RECORDS = 10_000
+/** The newest records held in memory for reads (recent.ts; about 200 bytes each). */
+const RECENT_RECORDS = 10_000
 
 const DDL = `
   CREATE TABLE IF NOT EXISTS change_log (
@@ -61,7 +62,7 @@ interface ChangeRow {
 }
 
 /** The statements of an open log, prepared once. */
-function prepare (db: Database): Record<'upsert' | 'latest' | 'getMeta' | 'setMeta' | 'page' | 'pageIn' | 'seqs' | 'bySeq' | 'countExpired' | 'dropExpired', Statement> {
+function prepare (db: Database): Record<'upsert' | 'latest' | 'getMeta' | 'setMeta' | 'page' | 'pageIn' | 'newer' | 'newest' | 'dataVersion' | 'countExpired' | 'dropExpired', Statement> {
   return {
     upsert: db.prepare(`INSERT INTO change_log (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (environment, collection, locale, slug) DO UPDATE SET seq = excluded.seq, op = excluded.op, status = excluded.status, at = excluded.at`),
@@ -73,9 +74,11 @@ function prepare (db: Database): Record<'upsert' | 'latest' | 'getMeta' | 'setMe
       ORDER BY seq LIMIT ?`).raw(),
     pageIn: db.prepare(`SELECT ${READ_COLUMNS} FROM change_log WHERE environment = ? AND locale = ? AND seq > ? AND ${BASELINE_SQL}
       AND collection IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?`).raw(),
-    // An incremental read of every collection: the seqs alone, from the scope index (no row read).
-    seqs: db.prepare('SELECT seq FROM change_log WHERE environment = ? AND locale = ? AND seq > ? ORDER BY seq LIMIT ?').pluck(),
-    bySeq: db.prepare(`SELECT ${READ_COLUMNS} FROM change_log WHERE seq IN (SELECT value FROM json_each(?))`).raw(),
+    // What the records held in memory (RecentChanges) are refreshed and loaded from.
+    newer: db.prepare(`SELECT ${COLUMNS} FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?`),
+    newest: db.prepare(`SELECT ${COLUMNS} FROM change_log ORDER BY seq DESC LIMIT ?`),
+    // Changes when another connection commits (never for this one's own commits): no table read.
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
     countExpired: db.prepare("SELECT count(*) AS dropped, max(seq) AS top FROM change_log WHERE op = 'delete' AND at < ?"),
     dropExpired: db.prepare("DELETE FROM change_log WHERE op = 'delete' AND at < ?")
   }
@@ -101,16 +104,18 @@ export class SqliteChangeLog implements ChangeLog {
   private lastCompactionCheck = 0
   private compactionTimer: NodeJS.Immediate | null = null
   /**
-   * Records read, by seq, oldest read first (KEPT_RECORDS at most). A seq names one record for
-   * good: a new change of a key takes a new seq, and a seq is never reused. So a read finds which
-   * seqs follow its position in the index alone and takes the records it has read before from
-   * here, whichever connection wrote them; a record compaction dropped is not among the seqs.
+   * The newest records, in memory: a read from a position they cover (an incremental sync) costs
+   * no query. Brought up to the table before each read when this log has recorded since (`stale`)
+   * or another connection has committed (`dataVersion`); loaded anew at open and after compaction.
    */
-  private readonly kept = new Map<number, ChangeRecord>()
+  private readonly recent = new RecentChanges(RECENT_RECORDS)
+  private stale = true
+  private dataVersion = 0
+  /** Set while a turn of the event loop has checked `dataVersion` (observe). */
+  private observed = false
   /**
-   * The latest seq and the horizon, read once and kept until this log records or compacts: no
-   * other process writes the database (the data dir's lock, lib/data-lock.ts), so they stay
-   * exact; a sync answer asks for them on every request.
+   * The latest seq and the horizon, read once and kept until this log records or compacts, or
+   * another connection commits: a sync answer asks for them on every request.
    */
   private counted: { latest: number, horizon: number } | null = null
 
@@ -145,7 +150,9 @@ export class SqliteChangeLog implements ChangeLog {
     })()
     if (backfilled > 0) this.options.log.info({ records: backfilled }, 'change log back-filled from the stored entries')
     this.lastCompactionCheck = this.options.clock().getTime()
+    this.dataVersion = this.stmt.dataVersion.get() as number
     this.compactNow()
+    this.load()
   }
 
   /** Stops a compaction that is due; the store closes the database. */
@@ -168,6 +175,7 @@ export class SqliteChangeLog implements ChangeLog {
     const seq = Math.max(this.last, this.latest()) + 1
     this.last = seq
     this.counted = null
+    this.stale = true
     stmt.upsert.run(seq, change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at)
     this.compactIfDue()
     return seq
@@ -211,12 +219,17 @@ export class SqliteChangeLog implements ChangeLog {
 
   async since (afterSeq: number, limit: number, filter: ChangeFilter): Promise<ChangePage> {
     checkPageArguments(afterSeq, limit)
-    const records = filter.baseline === undefined && filter.collections === undefined
-      ? this.incremental(afterSeq, limit + 1, filter)
-      : this.read(afterSeq, limit + 1, filter)
-    const more = records.length > limit
-    if (more) records.pop()
-    // Past the last record read too: a read sees another connection's writes (tests), the counters not.
+    const recent = this.recentFrom(afterSeq)
+    let records: ChangeRecord[]
+    let more: boolean
+    if (recent !== null) {
+      ({ records, more } = recent.page(afterSeq, limit, filter))
+    } else {
+      records = this.read(afterSeq, limit + 1, filter)
+      more = records.length > limit
+      if (more) records.pop()
+    }
+    // Past the last record read too: the log may have moved on since.
     const upTo = more ? (records.at(-1) as ChangeRecord).seq : Math.max(afterSeq, records.at(-1)?.seq ?? 0, this.counters().latest)
     return { records, more, upTo }
   }
@@ -233,46 +246,52 @@ export class SqliteChangeLog implements ChangeLog {
   }
 
   /**
-   * Up to `count` records after `afterSeq` in the filter's scope: their seqs from the index, the
-   * records kept, the others read by seq. When every record is kept, the seqs' one statement is
-   * the whole read (a statement sees one state of the database): no transaction to open. Else
-   * both reads run again in one transaction, so they see one state of a database other
-   * connections write too.
+   * The records in memory, brought up to the table, when they cover a read after `afterSeq`;
+   * else null. Never inside a write's transaction, whose records may yet be rolled back.
    */
-  private incremental (afterSeq: number, count: number, filter: ChangeFilter): ChangeRecord[] {
-    const kept = this.keptAfter(afterSeq, count, filter)
-    if (kept !== null) return kept
-    return this.db.transaction(() => {
-      const seqs = this.seqsAfter(afterSeq, count, filter)
-      const records = seqs.map(seq => this.kept.get(seq))
-      const missing = seqs.filter((_, i) => records[i] === undefined)
-      const read = new Map<number, ChangeRecord>()
-      if (missing.length > 0) for (const row of this.stmt.bySeq.all(JSON.stringify(missing)) as ReadRow[]) read.set(row[0], scopedRecord(row, filter))
-      for (const record of read.values()) this.keep(record)
-      return seqs.map((seq, i) => records[i] ?? read.get(seq) as ChangeRecord)
-    })()
-  }
-
-  /** The records after `afterSeq` when every one of them is kept (one statement), else null. */
-  private keptAfter (afterSeq: number, count: number, filter: ChangeFilter): ChangeRecord[] | null {
-    const seqs = this.seqsAfter(afterSeq, count, filter)
-    const records: ChangeRecord[] = []
-    for (const seq of seqs) {
-      const record = this.kept.get(seq)
-      if (record === undefined) return null
-      records.push(record)
+  private recentFrom (afterSeq: number): RecentChanges | null {
+    if (this.db.inTransaction) return null
+    this.observe()
+    if (this.stale) {
+      this.stale = false
+      const rows = this.stmt.newer.all(this.recent.latest, RECENT_RECORDS + 1) as ChangeRow[]
+      if (rows.length > RECENT_RECORDS) this.load()
+      else this.recent.add(rows.map(toRecord))
     }
-    return records
+    return this.recent.covers(afterSeq) ? this.recent : null
   }
 
-  /** Up to `count` seqs after `afterSeq` in the filter's scope, from the scope index alone. */
-  private seqsAfter (afterSeq: number, count: number, filter: ChangeFilter): number[] {
-    return this.stmt.seqs.all(filter.environment, filter.locale ?? '', afterSeq, count) as number[]
+  /**
+   * Notices another connection's commits: the counters are read again, and the records in
+   * memory brought up to the table (loaded anew when its compaction moved the horizon, which
+   * drops tombstones they may hold).
+   */
+  private observe (): void {
+    // Once per turn of the event loop (every request of a turn reads the log as of its first
+    // check): another connection's commit is seen from the next turn on.
+    if (this.observed) return
+    this.observed = true
+    setImmediate(() => { this.observed = false })
+    const version = this.stmt.dataVersion.get() as number
+    if (version === this.dataVersion) return
+    this.dataVersion = version
+    this.counted = null
+    this.stale = true
+    const horizon = this.meta('horizon') ?? 0
+    if (horizon !== this.horizonSeq) {
+      this.horizonSeq = horizon
+      this.load()
+    }
   }
 
-  private keep (record: ChangeRecord): void {
-    if (this.kept.size >= KEPT_RECORDS) this.kept.delete(this.kept.keys().next().value as number)
-    this.kept.set(record.seq, record)
+  /** Holds the newest records of the table anew (half the capacity: room for the writes to come). */
+  private load (): void {
+    const held = RECENT_RECORDS / 2
+    const rows = this.stmt.newest.all(held + 1) as ChangeRow[]
+    // Every record above the newest one left out is held.
+    this.recent.reset(rows.length > held ? (rows[held] as ChangeRow).seq : 0)
+    this.recent.add(rows.slice(0, held).reverse().map(toRecord))
+    this.stale = false
   }
 
   async latestSeq (): Promise<number> {
@@ -285,6 +304,7 @@ export class SqliteChangeLog implements ChangeLog {
 
   /** The latest seq and horizon: kept (see `counted`), else read now. */
   private counters (): { latest: number, horizon: number } {
+    if (!this.db.inTransaction) this.observe()
     if (this.counted !== null) return this.counted
     const counted = { latest: this.latest(), horizon: this.meta('horizon') ?? 0 }
     // Inside a write's transaction, what is read may yet be rolled back: not kept.
@@ -312,6 +332,7 @@ export class SqliteChangeLog implements ChangeLog {
     })()
     this.horizonSeq = result.horizon
     this.counted = null
+    if (result.dropped > 0) this.load()
     if (result.dropped > 0) this.options.log.info({ dropped: result.dropped, horizon: result.horizon }, 'change log compacted')
     return result
   }

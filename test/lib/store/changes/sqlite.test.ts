@@ -1,6 +1,7 @@
 // What only the SQLite store's change log does: its tables and their version, back-fill from the
 // store's `entries` table, and records that live and die with the write's transaction.
 import path from 'node:path'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import Database from '../../../../lib/sqlite-driver.js'
 import t, { type Test } from 'tap'
 import { SqliteChangeLog } from '../../../../lib/store/changes/sqlite.js'
@@ -125,7 +126,7 @@ t.test('the log is refused before open and after close', async t => {
   await t.rejects(log.horizon(), /not open/)
 })
 
-t.test('incremental reads keep records by seq: exact when another connection writes or moves a key', async t => {
+t.test('incremental reads are exact when another connection writes or moves a key (seen from the next turn of the event loop)', async t => {
   const dir = tempDir(t)
   const reader = openLog(database(t, dir))
   const writerDb = database(t, dir)
@@ -137,6 +138,7 @@ t.test('incremental reads keep records by seq: exact when another connection wri
   // The other connection moves `a` past them (a new seq) and adds `d`: the kept `1:a` is no longer in the log.
   write('a')
   write('d')
+  await nextTurn()
   const page = await reader.since(0, 10, main)
   t.strictSame(slugs(page.records), ['2:b', '3:c', '4:a', '5:d'])
   t.equal(page.upTo, 5)
@@ -146,6 +148,7 @@ t.test('incremental reads keep records by seq: exact when another connection wri
   t.strictSame([slugs(more.records), more.more, more.upTo], [['2:b', '3:c'], true, 3], 'paged from a position')
   // Another scope's seqs are not this scope's.
   writerDb.transaction(() => writer.record({ ...upsert('e', AT), environment: 'staging' }))()
+  await nextTurn()
   t.strictSame(slugs((await reader.since(5, 10, main)).records), [], 'nothing of another environment')
   t.strictSame(slugs((await reader.since(5, 10, { environment: 'staging', locale: null })).records), ['6:e'])
 })
@@ -166,4 +169,40 @@ t.test('incremental reads stay exact past the records they keep', async t => {
   t.equal(seen, count, 'every record once')
   const again = await log.since(0, 1000, main)
   t.strictSame(again.records.map(r => r.slug), Array.from({ length: 1000 }, (_, i) => `s${i}`), 'the oldest, read again after eviction')
+})
+
+t.test('compaction by another connection: a reader drops the tombstones it held, and its counters follow', async t => {
+  const dir = tempDir(t)
+  const reader = openLog(database(t, dir))
+  const writerDb = database(t, dir)
+  const writer = openLog(writerDb)
+  const slugs = (records: ReadonlyArray<{ seq: number, slug: string }>): string[] => records.map(r => `${r.seq}:${r.slug}`)
+  // A tombstone past the retention period (AT is long ago), and a recent one.
+  writerDb.transaction(() => {
+    writer.record(upsert('a', AT))
+    writer.record(tombstone('old', AT))
+    writer.record(tombstone('new', new Date().toISOString()))
+  })()
+  await nextTurn()
+  t.strictSame(slugs((await reader.since(0, 10, main)).records), ['1:a', '2:old', '3:new'], 'held in memory')
+  t.same(await writer.compact(), { dropped: 1, horizon: 2 })
+  await nextTurn()
+  t.strictSame(slugs((await reader.since(0, 10, main)).records), ['1:a', '3:new'], 'the dropped tombstone is gone')
+  t.equal(await reader.horizon(), 2)
+  t.equal(await reader.latestSeq(), 3)
+})
+
+t.test('a reader far behind another connection loads the newest records anew', async t => {
+  const dir = tempDir(t)
+  const reader = openLog(database(t, dir))
+  const writerDb = database(t, dir)
+  const writer = openLog(writerDb)
+  t.strictSame((await reader.since(0, 10, main)).records, [])
+  const count = 10_050
+  writerDb.transaction(() => { for (let i = 0; i < count; i++) writer.record(upsert(`s${i}`, AT)) })()
+  await nextTurn()
+  const tail = await reader.since(count - 3, 10, main)
+  t.strictSame([tail.records.map(r => r.slug), tail.more, tail.upTo], [[`s${count - 3}`, `s${count - 2}`, `s${count - 1}`], false, count])
+  const head = await reader.since(0, 2, main)
+  t.strictSame([head.records.map(r => r.slug), head.more], [['s0', 's1'], true], 'older positions from the table')
 })
