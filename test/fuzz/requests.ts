@@ -72,6 +72,7 @@ const TEMPLATES: Template[] = [
   [1, ['GET', 'HEAD'], fc.constant('/health')],
   [1, ['GET', 'HEAD'], fc.constant('/api/openapi.json')],
   [1, ['GET', 'HEAD'], fc.constant('/api/locales')],
+  [1, ['GET', 'HEAD'], fc.constant('/api/environments')],
   [1, ['GET', 'HEAD'], fc.constant('/api/collections')],
   [1, ['GET', 'HEAD'], collection.map(c => `/api/collections/${c}`)],
   [2, ['GET', 'HEAD'], collection.map(c => `/api/collections/${c}/slug-check`)],

@@ -44,6 +44,8 @@ function discovery (): Call[] {
     { method: 'HEAD', url: '/api/openapi.json', status: 200 },
     { method: 'GET', url: '/api/locales', status: 200 },
     { method: 'HEAD', url: '/api/locales', status: 200 },
+    { method: 'GET', url: '/api/environments', status: 200 },
+    { method: 'HEAD', url: '/api/environments', status: 200 },
     { method: 'GET', url: '/api/collections', status: 200 },
     { method: 'HEAD', url: '/api/collections', status: 200 },
     { method: 'GET', url: '/api/collections/article', status: 200 },
