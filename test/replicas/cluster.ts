@@ -133,6 +133,25 @@ async function up (replica: Replica): Promise<void> {
   }
 }
 
+export interface Answer {
+  status: number
+  headers: Headers
+  /** The parsed JSON body (null when there is none). */
+  body: Record<string, unknown> | null
+  /** When the answer was complete (performance.now()). */
+  at: number
+}
+
+/** One HTTP request with an optional JSON body, its answer read whole. */
+export async function request (base: string, method: string, url: string, body?: object): Promise<Answer> {
+  const res = await fetch(base + url, {
+    method,
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  })
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, body: text === '' ? null : JSON.parse(text) as Record<string, unknown>, at: performance.now() }
+}
+
 export interface Nginx {
   base: string
   port: number

@@ -8,18 +8,20 @@ import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { until } from '../lib/webhooks/receiver.js'
-import { MISSING, startCluster, startNginx, startPostgres, type Nginx } from './cluster.js'
+import { MISSING, request, startCluster, startNginx, startPostgres, type Answer, type Nginx } from './cluster.js'
 
 const POSTS = { name: 'posts', fields: { title: { field_type: 'string', required: true } } }
 const FRESH_MS = 1000
 
 interface Read { upstream: string, status: number, body: Record<string, unknown> }
 
-/** One GET through nginx, with the replica that answered it (the last one nginx tried). */
+/** The replica that answered through nginx (the last one it tried). */
+const upstreamOf = (answer: Answer): string => (answer.headers.get('x-upstream') ?? '').split(', ').at(-1) ?? ''
+
+/** One GET through nginx, with the replica that answered it. */
 async function read (nginx: Nginx, url: string): Promise<Read> {
-  const res = await fetch(nginx.base + url)
-  const upstream = (res.headers.get('x-upstream') ?? '').split(', ').at(-1) ?? ''
-  return { upstream, status: res.status, body: await res.json() as Record<string, unknown> }
+  const answer = await request(nginx.base, 'GET', url)
+  return { upstream: upstreamOf(answer), status: answer.status, body: answer.body ?? {} }
 }
 
 const ENTRY = '/api/content/posts/p1'
@@ -60,12 +62,8 @@ async function seenEverywhere (t: Test, nginx: Nginx, upstreams: string[], write
 }
 
 async function write (nginx: Nginx, method: string, url: string, body?: object): Promise<{ status: number, upstream: string, ackedAt: number }> {
-  const res = await fetch(nginx.base + url, {
-    method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  })
-  await res.arrayBuffer()
-  return { status: res.status, upstream: (res.headers.get('x-upstream') ?? '').split(', ').at(-1) ?? '', ackedAt: performance.now() }
+  const answer = await request(nginx.base, method, url, body)
+  return { status: answer.status, upstream: upstreamOf(answer), ackedAt: answer.at }
 }
 
 /** A GET through nginx from the local address `from`, with the given headers; the answer's status. */
