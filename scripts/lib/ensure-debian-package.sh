@@ -22,8 +22,7 @@ ensure_debian_package () {
   fi
   echo "$label: installing Debian's $package package"
   $sudo apt-get update -qq
-  # --no-install-recommends: nginx's package would otherwise pull in more than the binary the tests run.
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$package" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$package" >/dev/null
   if [ ! -x "$program" ]; then
     echo "$label: the package installed but $program is still missing" >&2
     return 1
