@@ -194,10 +194,12 @@ t.test('the database stops and comes back', { todo: MISSING.store }, async t => 
   await t.test('once it is back, every replica recovers by itself', async t => {
     for (const r of replicas) {
       await until(async () => (await request(r.base, 'GET', '/ready')).status === 200, 15_000, `/ready 200 on ${r.base}`)
-      t.equal((await request(r.base, 'GET', '/api/content/posts/before')).body?.title, 'kept')
     }
     t.equal((await request(b.base, 'POST', '/api/content/posts', { _slug: 'after', title: 'new' })).status, 201)
     t.equal((await request(b.base, 'GET', '/api/content/posts/after')).status, 200)
+    // Read after b's own write (which moves b's caches on), so that b holds this answer cached
+    // when a writes next.
+    for (const r of replicas) t.equal((await request(r.base, 'GET', '/api/content/posts/before')).body?.title, 'kept')
   })
   await t.test('once it is back, writes on one are seen on the other within 1 s', { todo: MISSING.listen }, async t => {
     const put = await request(a.base, 'PUT', '/api/content/posts/before', { title: 'changed' })
