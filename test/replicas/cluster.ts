@@ -178,7 +178,7 @@ export async function startNginx (t: Test, ports: number[]): Promise<Nginx> {
   child.stderr.on('data', (d: Buffer) => { output += d.toString() })
   const exited = new Promise<void>(resolve => child.once('exit', () => { resolve() }))
   t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGQUIT')
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
     await exited
   })
   const base = `http://127.0.0.1:${port}`
