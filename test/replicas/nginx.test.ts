@@ -8,7 +8,10 @@ import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { until } from '../lib/webhooks/receiver.js'
-import { MISSING, request, startCluster, startNginx, startPostgres, type Answer, type Nginx } from './cluster.js'
+import { MISSING, START_MS, request, startCluster, startNginx, startPostgres, type Answer, type Nginx } from './cluster.js'
+
+// Room for the replicas' start on a loaded machine, besides the checks themselves.
+t.setTimeout(120_000 + 2 * START_MS)
 
 const POSTS = { name: 'posts', fields: { title: { field_type: 'string', required: true } } }
 const FRESH_MS = 1000
