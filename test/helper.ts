@@ -2,7 +2,6 @@
 // Tap runs test files in parallel processes, so nothing here is shared between tests.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import type { ServerOptions as HttpServerOptions } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
@@ -11,6 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type LightMyRequ
 import { Ajv, type AnySchema } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Test } from 'tap'
+import { TS_CHILD_ARGS, TS_CHILD_ENV } from './fixtures/processes.js'
 import app from '../app.js'
 import { loadConfig, type Config } from '../lib/config.js'
 import { createLogger, serverOptions } from '../lib/server-options.js'
@@ -41,12 +41,7 @@ export function tempDir (t: Test, prefix = 'lectern-test-'): string {
 /** The repository root. */
 export const ROOT = path.resolve(import.meta.dirname, '..')
 
-/** Node flags and environment that run TypeScript sources in a child process, as tap runs them here. */
-export const TS_CHILD_ARGS = process.execArgv.filter(a => a.startsWith('--import') || a === '--enable-source-maps')
-export const TS_CHILD_ENV: Env = {
-  ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('TS_NODE_') && e[1] !== undefined)),
-  PATH: process.env.PATH ?? ''
-}
+export { TS_CHILD_ARGS, TS_CHILD_ENV } from './fixtures/processes.js'
 
 /** A source file's URL, for `import()` in a child's script: `sourceUrl('lib', 'data-lock.ts')`. */
 export function sourceUrl (...segments: string[]): string {
@@ -94,18 +89,7 @@ export function startServer (env: Env): ServerProcess {
   return { child, output: () => out, exited }
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-export async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      srv.close(() => { resolve(port) })
-    })
-    srv.on('error', reject)
-  })
-}
+export { freePort } from './fixtures/processes.js'
 
 /** Polls /health until it answers 200 (true), the process ends or `timeoutMs` passes (false). */
 export async function healthy (port: number, exited: Promise<number | null>, timeoutMs = 30_000): Promise<boolean> {
