@@ -9,6 +9,7 @@ import t from 'tap'
 import pg from 'pg'
 import { RUN_DIR, postgresUrl, readServer, serverFile, suiteDatabaseUrl, withSearchPath } from '../fixtures/postgres.js'
 import { TS_CHILD_ARGS, TS_CHILD_ENV, isAlive } from '../fixtures/processes.js'
+import { ALL_STORES, DEFAULT_TEST_STORES, databaseUrlFor, storeEnv, testStores } from '../helper.js'
 import { clearStale } from './stale.js'
 
 async function query<T extends pg.QueryResultRow> (url: string, sql: string, values: unknown[] = []): Promise<T[]> {
@@ -61,6 +62,25 @@ t.test('postgresUrl: a schema of its own per call, the same per key, dropped whe
   t.notOk(await schemaExists(kept), 'dropped at the end of its test')
   const again = await postgresUrl(t, 'data-dir-1')
   t.ok(await schemaExists(schemaOf(again)), 'a key whose schema was dropped gets a new one')
+})
+
+t.test('the helper: a postgres app gets its data dir\'s schema; the others no database', async t => {
+  const dataDir = path.join(os.tmpdir(), 'lectern-not-made', 'data')
+  const env = await storeEnv(t, 'postgres', dataDir)
+  t.equal(env.CMS_STORE, 'postgres')
+  t.equal(env.CMS_DATABASE_URL, await databaseUrlFor(t, 'postgres', `${dataDir}/`), 'one data dir (however written), one schema')
+  t.ok(await schemaExists(schemaOf(env.CMS_DATABASE_URL ?? '')))
+  t.not(await databaseUrlFor(t, 'postgres', `${dataDir}-2`), env.CMS_DATABASE_URL)
+  t.strictSame(await storeEnv(t, 'sqlite', dataDir), { CMS_STORE: 'sqlite' })
+  t.equal(await databaseUrlFor(t, 'file', dataDir), undefined)
+})
+
+t.test('LECTERN_TEST_STORES picks the stores the tests run on', async t => {
+  t.strictSame(testStores(undefined), DEFAULT_TEST_STORES.split(','))
+  t.strictSame(testStores(' '), DEFAULT_TEST_STORES.split(','))
+  t.strictSame(testStores('postgres, sqlite,postgres'), ['postgres', 'sqlite'])
+  t.strictSame(testStores(ALL_STORES.join(',')), ALL_STORES)
+  t.throws(() => testStores('sqlite,mongo'), /LECTERN_TEST_STORES: unknown store 'mongo'/)
 })
 
 t.test('withSearchPath keeps the options a URL already has', async t => {
