@@ -8,7 +8,7 @@ import configPlugin from '../../plugins/config.js'
 import dataPlugin from '../../plugins/data.js'
 import eventsPlugin from '../../plugins/events.js'
 import storePlugin from '../../plugins/store.js'
-import { createStore } from '../../lib/store/index.js'
+import { createStore, type StoreOptions } from '../../lib/store/index.js'
 import type { CollectionModel, ResolvedSchema, SchemaRegistry } from '../../types/schema.js'
 import { STORES, databaseUrlFor, storeEnv, tempDir, testConfig, type Env } from '../helper.js'
 
@@ -133,4 +133,25 @@ t.test('indexes from the registry at start and after schema events (sqlite)', as
   t.ok(after.some(sql => sql.includes("'$.title'") && sql.includes("WHERE collection = 'posts'")))
   t.ok(after.some(sql => sql.includes("'$.email'") && sql.includes("WHERE collection = 'authors'")), 'every collection is prepared')
   t.equal((await app.store.list(scope, 'posts', { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [], after: null })).total, 0)
+})
+
+t.test('CMS_STORE=postgres: the store is made with CMS_DATABASE_URL and CMS_DATABASE_POOL (contract §12)', async t => {
+  const made: Array<{ kind: string, options: StoreOptions }> = []
+  const real = createStore('sqlite', { dataDir: tempDir(t) })
+  // The store's own tests open a real one (test/lib/store/); here only what the plugin hands it.
+  const { default: plugin } = await t.mockImport<typeof import('../../plugins/store.js')>('../../plugins/store.js', {
+    '../../lib/store/index.js': { createStore: (kind: string, options: StoreOptions) => { made.push({ kind, options }); return real } }
+  })
+  const app = Fastify()
+  const url = 'postgres://lectern:pw@127.0.0.1:5432/lectern'
+  await app.register(configPlugin, { config: testConfig(path.join(tempDir(t), 'data'), { CMS_STORE: 'postgres', CMS_DATABASE_URL: url, CMS_DATABASE_POOL: '3' }) })
+  await app.register(eventsPlugin)
+  await app.register(dataPlugin)
+  await app.register(plugin)
+  await app.ready()
+  t.teardown(() => app.close())
+  t.equal(made.length, 1)
+  t.equal(made[0]?.kind, 'postgres')
+  t.match(made[0]?.options, { databaseUrl: url, databasePool: 3 })
+  t.equal(app.store, real)
 })
