@@ -102,6 +102,7 @@ async function main (): Promise<void> {
     await stopped
     rmSync(dataDir, { recursive: true, force: true })
     rmSync(file, { force: true })
+    rmSync(file.replace(/\.json$/, '.log'), { force: true })
     process.exit(0)
   }
   // The runner cannot tell this process it is gone (it may be killed): ask the kernel.

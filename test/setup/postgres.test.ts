@@ -101,6 +101,8 @@ t.test('clearStale removes the records of dead runners and keeps live ones', asy
   await new Promise(resolve => dead.once('exit', resolve))
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lectern-pg-stale-'))
   writeFileSync(serverFile(deadPid), JSON.stringify({ runner: deadPid, supervisor: deadPid, dataDir }))
+  const lonelyLog = path.join(RUN_DIR, `${deadPid + 1}.log`)
+  writeFileSync(lonelyLog, '')
   const live = serverFile(process.pid)
   const liveDir = mkdtempSync(path.join(os.tmpdir(), 'lectern-pg-live-'))
   writeFileSync(live, JSON.stringify({ runner: process.pid, supervisor: deadPid, dataDir: liveDir }))
@@ -109,6 +111,7 @@ t.test('clearStale removes the records of dead runners and keeps live ones', asy
   clearStale(-1)
   t.notOk(existsSync(serverFile(deadPid)), 'the dead run\'s record is gone')
   t.notOk(existsSync(dataDir), 'and its cluster directory')
+  t.equal(existsSync(lonelyLog), isAlive(deadPid + 1), 'a log without a record goes when its runner is gone')
   t.ok(existsSync(live) && existsSync(liveDir), 'a live runner\'s record is kept, with its directory')
 })
 
@@ -132,5 +135,6 @@ t.test('the supervisor stops its server and removes everything once its runner i
   t.notOk(isAlive(record?.supervisor ?? 0), 'the supervisor is gone')
   t.notOk(existsSync(record?.dataDir ?? ''), 'with its cluster')
   t.ok(await until(() => !existsSync(serverFile(runnerPid)), 1000), 'and its record')
+  t.notOk(existsSync(path.join(RUN_DIR, `${runnerPid}.log`)), 'and its log')
   await t.rejects(query(record?.url ?? '', 'SELECT 1'), 'nothing answers on its port')
 })

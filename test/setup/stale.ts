@@ -46,6 +46,11 @@ export function clearStale (current: number): number {
   } catch {
     return 0
   }
+  // A log without its record: the supervisor ended before writing one, or was ended after.
+  for (const name of names.filter(n => n.endsWith('.log') && !names.includes(n.replace(/\.log$/, '.json')))) {
+    const runner = Number.parseInt(name, 10)
+    if (runner === current || !isAlive(runner)) rmSync(path.join(RUN_DIR, name), { force: true })
+  }
   for (const name of names.filter(n => n.endsWith('.json'))) {
     const file = path.join(RUN_DIR, name)
     const record = readServer(file)
