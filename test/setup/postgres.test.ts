@@ -2,7 +2,7 @@
 // path the URL carries; records of dead runs cleared; and a supervisor that stops its server
 // once the tap runner it serves is gone.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
@@ -103,6 +103,7 @@ t.test('clearStale removes the records of dead runners and keeps live ones', asy
   writeFileSync(serverFile(deadPid), JSON.stringify({ runner: deadPid, supervisor: deadPid, dataDir }))
   const lonelyLog = path.join(RUN_DIR, `${deadPid + 1}.log`)
   writeFileSync(lonelyLog, '')
+  t.teardown(() => { rmSync(lonelyLog, { force: true }) })
   const live = serverFile(process.pid)
   const liveDir = mkdtempSync(path.join(os.tmpdir(), 'lectern-pg-live-'))
   writeFileSync(live, JSON.stringify({ runner: process.pid, supervisor: deadPid, dataDir: liveDir }))
