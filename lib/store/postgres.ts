@@ -148,6 +148,8 @@ export class PostgresStore implements ContentStore {
   private readonly revisions = new Map<string, number>()
   private lastRevision = 0
   private openRevision = 0
+  /** The calls on the database under way: close lets them finish (a read sent before close answers). */
+  private readonly inFlight = new Set<Promise<void>>()
   /** Whether the last call found the database unreachable (logged once per outage). */
   private down = false
 
@@ -169,6 +171,8 @@ export class PostgresStore implements ContentStore {
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       query_timeout: QUERY_TIMEOUT_MS,
       keepAlive: true,
+      // A write's statements go out together (applyInSavepoint); each still gets its own result.
+      pipeline: true,
       application_name: 'lectern'
     })
     // An idle connection the server drops (a restart) must not crash the process: the pool replaces it.
@@ -219,6 +223,7 @@ export class PostgresStore implements ContentStore {
       this.flushing = this.flushing.then(async () => { await this.flush() })
     }
     await this.flushing
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight)
     this.changeLog?.close()
     this.changeLog = null
     this.pool = null
@@ -240,8 +245,9 @@ export class PostgresStore implements ContentStore {
 
   /** Runs a call against the database: unreachable becomes UNAVAILABLE, and a success ends an outage. */
   private async guard<T> (call: () => Promise<T>): Promise<T> {
+    const running = this.track(call())
     try {
-      const result = await call()
+      const result = await running
       if (this.down) {
         this.down = false
         this.log.info({}, 'the database is reachable again')
@@ -251,6 +257,14 @@ export class PostgresStore implements ContentStore {
       if (isUnreachable(err)) this.unreachable(err)
       throw storeError(err)
     }
+  }
+
+  /** Keeps a call in `inFlight` until it settles: close waits for it before it ends the pool. */
+  private track<T> (promise: Promise<T>): Promise<T> {
+    const settledCall = promise.then(() => {}, () => {})
+    this.inFlight.add(settledCall)
+    void settledCall.then(() => { this.inFlight.delete(settledCall) })
+    return promise
   }
 
   private unreachable (err: unknown): void {
@@ -314,25 +328,27 @@ export class PostgresStore implements ContentStore {
   async prepareCollection (schema: ResolvedSchema): Promise<void> {
     const collection = schema.name
     if (!isCollectionName(collection)) return
-    const wanted = wantedIndexes(schema)
-    const prefix = indexPrefix(collection)
-    const { rows } = await this.query('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND starts_with(indexname, ?)', ['entries', prefix])
+    // One call for close to wait for, its two steps included.
+    await this.guard(async () => { await this.applyIndexes(collection, wantedIndexes(schema)) })
+  }
+
+  /** Makes the collection's indexes those of `wanted` (name → CREATE INDEX), on a connection of its own. */
+  private async applyIndexes (collection: string, wanted: Map<string, string>): Promise<void> {
+    const { rows } = await this.query('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND starts_with(indexname, ?)', ['entries', indexPrefix(collection)])
     const existing = rows.map(row => (row as { indexname: string }).indexname)
     const drop = existing.filter(name => !wanted.has(name))
     const create = [...wanted].filter(([name]) => !existing.includes(name)).map(([, ddl]) => ddl)
     if (drop.length === 0 && create.length === 0) return
     const started = Date.now()
-    await this.guard(async () => {
-      const client = await this.ddlClient()
-      try {
-        await inLockedTransaction(client, this.identity?.writeLock, async db => {
-          for (const name of drop) await db.query(`DROP INDEX IF EXISTS "${name}"`)
-          for (const ddl of create) await db.query(ddl)
-        })
-      } finally {
-        await client.end()
-      }
-    })
+    const client = await this.ddlClient()
+    try {
+      await inLockedTransaction(client, this.identity?.writeLock, async db => {
+        for (const name of drop) await db.query(`DROP INDEX IF EXISTS "${name}"`)
+        for (const ddl of create) await db.query(ddl)
+      })
+    } finally {
+      await client.end()
+    }
     this.log.info({ collection, indexes: wanted.size, ms: Date.now() - started }, 'collection indexes prepared')
   }
 
@@ -381,6 +397,11 @@ export class PostgresStore implements ContentStore {
 
   async list (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     checkBucket(scope, collection)
+    // One call for close to wait for, however many statements it takes.
+    return await this.guard(async () => await this.listNow(scope, collection, query))
+  }
+
+  private async listNow (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     const params: Params = [scope.environment, collection, localeKey(scope)]
     const where = ['environment = ? AND collection = ? AND locale = ?', ...sql.conditionsSql(query, params)].join(' AND ')
     if (query.after !== null) return await this.listAfter(query, query.after, where, params)
@@ -502,7 +523,10 @@ export class PostgresStore implements ContentStore {
     if (batch.length === 0) return
     try {
       await this.locked(async client => {
-        for (const p of batch) await this.applyInSavepoint(client, p)
+        // Each write's end (RELEASE or ROLLBACK TO its savepoint) travels with the next write's statements.
+        const ends: Array<Promise<Settled<unknown>>> = []
+        for (const p of batch) ends.push((await this.applyInSavepoint(client, p)).end)
+        for (const end of ends) unwrap(await end)
       })
     } catch (err) {
       // The transaction failed as a whole (the database went away, or COMMIT failed): nothing of it is stored.
@@ -521,63 +545,94 @@ export class PostgresStore implements ContentStore {
     }
   }
 
-  /** One write in its savepoint: a refusal (or a failed statement) undoes it alone; an unreachable database ends the batch. */
-  private async applyInSavepoint (client: Queryable, p: Pending): Promise<void> {
-    await client.query('SAVEPOINT write')
+  /**
+   * One write in its savepoint, its statements pipelined (node-postgres `pipeline`: one round
+   * trip): a refusal or a failed statement undoes it alone (ROLLBACK TO), an unreachable database
+   * ends the batch. Returns the savepoint's end, sent but not awaited.
+   */
+  private async applyInSavepoint (client: Queryable, p: Pending): Promise<{ end: Promise<Settled<unknown>> }> {
+    const savepoint = settled(client.query('SAVEPOINT write'))
     try {
       const value = await this.apply(client, p.op)
-      await client.query('RELEASE SAVEPOINT write')
+      unwrap(await savepoint)
       p.result = { ok: true, value }
+      return { end: settled(client.query('RELEASE SAVEPOINT write')) }
     } catch (error) {
       if (isUnreachable(error)) throw error
-      await client.query('ROLLBACK TO SAVEPOINT write')
-      p.result = { ok: false, error }
+      unwrap(await savepoint)
+      p.result = error === NOTHING_DELETED ? { ok: true, value: { seq: null } } : { ok: false, error }
+      return { end: settled(client.query('ROLLBACK TO SAVEPOINT write')) }
     }
   }
 
+  /**
+   * A write's statements, sent together: for a create the unique lookups, the row, its record (a
+   * clash is reported before a taken slug); for an update the row, the lookups, its record (a
+   * missing entry before a clash); for a delete the row and its record. What a refusal wrote, the
+   * savepoint's rollback undoes.
+   */
   private async apply (client: Queryable, op: Operation): Promise<Applied> {
     const key = [op.scope.environment, op.collection, op.locale, op.slug]
     switch (op.kind) {
       case 'create': {
-        await this.checkUnique(client, op)
-        try {
-          await client.query(`INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, doc, data, search)
-            VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8::jsonb, $9)`, [...key, op.status, op.at, op.json, op.jsonb, op.search])
-        } catch (err) {
-          if ((err as { code?: string }).code === '23505') throw slugTaken(op.slug, op.collection)
-          throw err
-        }
-        return { seq: await this.record(client, op, op.status) }
+        const holders = settled(this.holders(client, op))
+        const row = settled(client.query(`INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, doc, data, search)
+          VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8::jsonb, $9)`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
+        const seq = settled(this.record(client, op, op.status))
+        checkUniqueHolders(unwrap(await holders))
+        const inserted = await row
+        if (!inserted.ok) throw (inserted.error as { code?: string }).code === '23505' ? slugTaken(op.slug, op.collection) : inserted.error
+        return { seq: unwrap(await seq) }
       }
       case 'update': {
-        const { rows } = await client.query(`UPDATE entries SET status = $5, updated_at = $6, doc = $7, data = $8::jsonb, search = $9
-          WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4 RETURNING created_at`, [...key, op.status, op.at, op.json, op.jsonb, op.search])
-        const row = rows[0] as { created_at: string } | undefined
-        if (row === undefined) throw entryMissing(op.slug, op.collection)
-        // After the row's own change, which the check excludes; a clash undoes the savepoint.
-        await this.checkUnique(client, op)
-        return { createdAt: row.created_at, seq: await this.record(client, op, op.status) }
+        const row = settled(client.query(`UPDATE entries SET status = $5, updated_at = $6, doc = $7, data = $8::jsonb, search = $9
+          WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4 RETURNING created_at`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
+        const holders = settled(this.holders(client, op))
+        const seq = settled(this.record(client, op, op.status))
+        const updated = unwrap(await row).rows[0] as { created_at: string } | undefined
+        if (updated === undefined) throw entryMissing(op.slug, op.collection)
+        checkUniqueHolders(unwrap(await holders))
+        return { createdAt: updated.created_at, seq: unwrap(await seq) }
       }
       case 'delete': {
-        const { rowCount } = await client.query('DELETE FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4', key)
-        if (rowCount === 0) return { seq: null }
-        return { seq: await this.record(client, op, null) }
+        const row = settled(client.query('DELETE FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4', key))
+        const seq = settled(this.record(client, op, null))
+        // Nothing deleted: no change, and the record goes with the savepoint's rollback.
+        if (unwrap(await row).rowCount === 0) throw NOTHING_DELETED
+        return { seq: unwrap(await seq) }
       }
     }
   }
 
-  /** The unique rule, inside the write's savepoint: every committed row and the batch's earlier writes count. */
-  private async checkUnique (client: Queryable, op: WriteOperation): Promise<void> {
-    if (op.unique.length === 0) return
-    const holders: Array<[string, string | null]> = []
-    for (const [path, value] of op.unique) holders.push([path, await this.holder(client, op.scope.environment, op.collection, op.locale, path, value, op.slug)])
-    checkUniqueHolders(holders)
+  /** The unique rule's lookups, inside the write's savepoint: every committed row and the batch's earlier writes count. */
+  private async holders (client: Queryable, op: WriteOperation): Promise<Array<[string, string | null]>> {
+    return await Promise.all(op.unique.map(async ([path, value]) =>
+      [path, await this.holder(client, op.scope.environment, op.collection, op.locale, path, value, op.slug)] as [string, string | null]))
   }
 
   private async record (client: Queryable, op: Operation, status: EntryStatus | null): Promise<number> {
     const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
     return await this.openChangeLog().record(client, entryChange(key, status === null ? null : { status, updatedAt: op.at }, op.at))
   }
+}
+
+/** A delete that found no row: undone like a refusal, answered with a null seq. */
+const NOTHING_DELETED = new Error('nothing to delete')
+
+type Settled<T> = { ok: true, value: T } | { ok: false, error: unknown }
+
+/** A promise that never rejects (so a pipelined statement's failure is never unhandled): its outcome. */
+async function settled<T> (promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise }
+  } catch (error) {
+    return { ok: false, error }
+  }
+}
+
+function unwrap<T> (outcome: Settled<T>): T {
+  if (!outcome.ok) throw outcome.error
+  return outcome.value
 }
 
 function writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): WriteOperation {
