@@ -367,6 +367,10 @@ t.test('every store returns the same pages as the reference', async t => {
       }
     }
     await check('after updates')
+    // Done with this collection: its indexes go (prepareCollection drops what a schema no longer
+    // asks for), so later runs are not planned against hundreds of other collections' partial
+    // indexes (PostgreSQL's planner considers every index of the table).
+    if (indexed) for (const store of stores) await store.prepareCollection({ ...schema, fields: {}, default_sort: null })
   }), {
     numRuns: 200,
     examples: EXAMPLES,
