@@ -153,7 +153,7 @@ export class PostgresStore implements ContentStore {
   /** Whether the last call found the database unreachable (logged once per outage). */
   private down = false
 
-  constructor (private readonly options: StoreOptions) {
+  constructor (protected readonly options: StoreOptions) {
     if (options.databaseUrl === undefined || options.databaseUrl === '') throw new Error('the PostgreSQL store needs a database URL (CMS_DATABASE_URL)')
     this.url = options.databaseUrl
     this.poolSize = options.databasePool ?? DEFAULT_POOL
