@@ -75,7 +75,7 @@ t.test('postgres store', { skip: TEST_DATABASE_URL === undefined ? 'CMS_TEST_DAT
     const filter = { environment: 'default', locale: null }
     const seen: ChangeRecord[] = []
     let position = 0
-    let writing = true
+    const state = { writing: true }
     const read = async (): Promise<boolean> => {
       const page = await reader.changes.since(position, 7, filter)
       for (const record of page.records) if (record.seq <= position) t.fail(`seq ${record.seq} at or below the position ${position}`)
@@ -83,7 +83,7 @@ t.test('postgres store', { skip: TEST_DATABASE_URL === undefined ? 'CMS_TEST_DAT
       position = page.upTo
       return page.more
     }
-    const reading = (async () => { while (writing) await read() })()
+    const reading = (async () => { while (state.writing) await read() })()
     const writes: Array<Promise<number>> = []
     for (let i = 0; i < 120; i++) {
       const store = i % 2 === 0 ? one : two
@@ -92,7 +92,7 @@ t.test('postgres store', { skip: TEST_DATABASE_URL === undefined ? 'CMS_TEST_DAT
       if (i % 10 === 9) await new Promise(resolve => setImmediate(resolve))
     }
     const seqs = await Promise.all(writes)
-    writing = false
+    state.writing = false
     await reading
     while (await read());
     t.equal(new Set(seqs).size, 120, 'every write its own seq')
