@@ -174,6 +174,42 @@ t.test('postgres store', { skip: TEST_DATABASE_URL === undefined ? 'CMS_TEST_DAT
     await t.rejects(store.ping(), /not open/)
   })
 
+  t.test('a failed migration leaves nothing half done; a newer layout is refused', async t => {
+    const [store] = await replicas(t, 1) as [PostgresStore]
+    const url = (store as unknown as { url: string }).url
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    t.teardown(() => client.end())
+    // A table in the way: the first migration fails at its first statement.
+    await client.query('CREATE TABLE change_log (x int)')
+    await t.rejects(store.open(), /already exists/)
+    t.same((await client.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'entries'")).rows, [{ n: 0 }], 'rolled back whole')
+    await client.query('DROP TABLE change_log')
+    await store.open()
+    t.equal(await store.contentFingerprint(), 'postgres:0')
+    await store.create(scope, 'posts', input('a'))
+    t.equal(await store.contentFingerprint(), 'postgres:1', 'the fingerprint follows the log')
+    await store.close()
+    await client.query('INSERT INTO lectern_migrations (version, applied_at) VALUES (99, $1)', [new Date().toISOString()])
+    await t.rejects(store.open(), /layout version 99; this server understands 1/)
+  })
+
+  t.test('since() with a baseline: an initial run leaves out what it cannot hold', async t => {
+    const [store] = await opened(t, 1) as [PostgresStore]
+    const main = { environment: 'default', locale: null }
+    await store.create(scope, 'posts', input('kept'))
+    await store.create(scope, 'posts', { slug: 'draft', status: 'draft', data: {} })
+    await store.create(scope, 'posts', input('gone'))
+    await store.delete(scope, 'posts', 'gone')
+    const baseline = await store.changes.latestSeq()
+    await store.create(scope, 'pages', input('later'))
+    const slugs = async (publishedOnly: boolean, collections?: string[]): Promise<string[]> =>
+      (await store.changes.since(0, 10, { ...main, collections, baseline: { seq: baseline, publishedOnly } })).records.map(r => r.slug)
+    t.same(await slugs(false), ['kept', 'draft', 'later'], 'no tombstone at or below the baseline')
+    t.same(await slugs(true), ['kept', 'later'], 'published only: no draft either')
+    t.same(await slugs(false, ['pages']), ['later'])
+  })
+
   t.test('isUnreachable tells connection failures from statement failures', async t => {
     t.ok(isUnreachable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })))
     t.ok(isUnreachable(Object.assign(new Error('terminating connection'), { code: '57P01' })))
