@@ -11,15 +11,16 @@
 //   duplicate slug (CONFLICT), update's missing entry (NOT_FOUND) and a taken `unique` value
 //   (VALIDATION_FAILED) reject that write's own promise and no other. SQLite decides in the
 //   transaction that stores the row; the file store in its single writer, counting the writes it has
-//   in flight; PostgreSQL will with a unique constraint or an advisory lock in its transaction.
+//   in flight; PostgreSQL in the write's savepoint, inside a transaction holding the schema's
+//   advisory write lock (the slug by the unique index).
 //   No caller needs a lock for these rules, and concurrent writes share commits (SQLite: one
 //   transaction per event-loop turn; file store: parallel fsyncs, ordered per entry).
 // - A store's write methods are the one place where a write commits: whatever must commit with the
 //   entry (the change log) is recorded there. Each write that changes an entry gets a `seq` in the
 //   store's change log (`changes`, contract §9), in commit order across the whole store: SQLite
 //   records it in the write's savepoint; the file store appends it durably before the entry file
-//   is renamed into place (and repairs a record a crash cut short at open); PostgreSQL will in the
-//   write's transaction. A write resolves only once its record is durable, so a client that was
+//   is renamed into place (and repairs a record a crash cut short at open); PostgreSQL in the
+//   write's savepoint, its seq handed out under the write lock (so in commit order). A write resolves only once its record is durable, so a client that was
 //   answered finds its write in the log, after any restart or crash.
 import type { ChangeLog } from './changes.js'
 import type { ListQuery } from './query.js'

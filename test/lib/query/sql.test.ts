@@ -1,12 +1,13 @@
 // lib/query/sql.ts: values only ever as bound parameters, field names never as raw SQL, and
-// keys of any shape still found (checked against both stores).
+// keys of any shape still found (checked against every store).
 import path from 'node:path'
 import t from 'tap'
 import { parseListQuery } from '../../../lib/query/parse.js'
-import { afterSegments, conditionsSql, indexKeySql, jsonPath, orderSql } from '../../../lib/query/sql.js'
-import { createStore } from '../../../lib/store/index.js'
+import { afterSegments, conditionsSql, indexKeySql, jsonPath, orderSql, sqlBuilder } from '../../../lib/query/sql.js'
+import { postgresDialect } from '../../../lib/query/postgres-dialect.js'
 import type { ResolvedSchema } from '../../../types/schema.js'
-import { STORES, tempDir } from '../../helper.js'
+import { tempDir } from '../../helper.js'
+import { storeFactories } from '../../fixtures/stores.js'
 
 const loose: ResolvedSchema = {
   name: 'posts',
@@ -55,6 +56,22 @@ t.test('field paths: identifiers inline (indexable), anything else bound', async
   t.match(indexKeySql(['title'], 'string'), /^CASE WHEN json_type\(data, '\$\.title'\) = 'text'/)
 })
 
+t.test('the PostgreSQL dialect: values and odd paths bound, identifier paths inline, nulls ordered as SQLite orders them', async t => {
+  const pg = sqlBuilder(postgresDialect)
+  const evil = "x'); DROP TABLE entries; --"
+  for (const raw of [{ title: evil }, { 'title[contains]': evil }, { 'title[starts]': evil }, { 'tags[nin]': evil }, { _q: evil }, { "it's": evil, _sort: 'a b' }]) {
+    const query = parseListQuery(raw, loose, { seesDrafts: true })
+    const params: unknown[] = []
+    const sql = [...pg.conditionsSql(query, params), pg.orderSql(query.sort, params)].join(' | ')
+    t.notMatch(sql, /DROP|x'\)|it's|a b/, `no value or odd name in the SQL text: ${Object.keys(raw)[0] ?? ''}`)
+    t.equal((sql.match(/\?/g) ?? []).length, params.length, 'one parameter per placeholder')
+  }
+  t.equal(pg.indexKeySql(['seo', 'title'], 'string'), 'CASE WHEN jsonb_typeof((data #> \'{seo,title}\')) = \'string\' THEN ((data #> \'{seo,title}\') #>> \'{}\') COLLATE "C" END')
+  t.equal(pg.indexKeySql(['0'], 'number'), null, 'a number segment is never written (#> would index an array with it)')
+  const sort = parseListQuery({ _sort: '-views,title' }, loose, { seesDrafts: true }).sort
+  t.match(pg.orderSql(sort, []), /DESC NULLS LAST, .* ASC NULLS FIRST, slug ASC$/)
+})
+
 t.test('keyset segments: a range on the first sort key, values bound, no value in its own segment', async t => {
   const sortOf = (raw: string): ReturnType<typeof parseListQuery>['sort'] => parseListQuery({ _sort: raw }, loose, { seesDrafts: true }).sort
   const check = (raw: string, keys: Array<number | string | null>, shapes: RegExp[]): void => {
@@ -76,9 +93,9 @@ t.test('keyset segments: a range on the first sort key, values bound, no value i
   t.same(segment?.params, ['2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 'a'], 'a timestamp column is compared as its ISO text')
 })
 
-for (const kind of STORES) {
-  t.test(`store=${kind}: keys of any shape are found`, async t => {
-    const store = createStore(kind, { dataDir: path.join(tempDir(t), 'data') })
+for (const factory of storeFactories) {
+  t.test(`store=${factory.name}: keys of any shape are found`, async t => {
+    const store = factory.create({ dataDir: path.join(tempDir(t), 'data') })
     await store.open()
     t.teardown(() => store.close())
     const scope = { environment: 'default', locale: null }

@@ -1,0 +1,738 @@
+// The PostgreSQL store (CMS_STORE=postgres): node-postgres over CMS_DATABASE_URL, every table in
+// the connection's current schema (postgres-schema.ts), so several Lecterns can share a database.
+// A row per entry keyed by (environment, collection, locale — '' when locales are off, slug)
+// holds the JSON text as written (`doc`, what reads return, byte for byte), a JSONB copy (`data`,
+// what conditions and expression indexes read; postgres-dialect.ts), the folded search text, the
+// status and the timestamps. `change_log` holds each entry key's latest change (changes/postgres.ts).
+//
+// Writes: group commit. A write is queued and the queue is committed as one transaction at the
+// end of the event-loop turn, each write in its own savepoint so a failing write fails only its
+// own promise. The transaction first takes the store's transaction-level advisory lock (derived
+// from current_schema()), so writes of every process sharing the schema are decided one
+// transaction after the other, against every committed one: a taken `unique` value is looked up
+// inside the savepoint (VALIDATION_FAILED), a create's duplicate slug is the unique index's
+// violation (CONFLICT), an update of no row is NOT_FOUND; the change record (and its NOTIFY)
+// is written in the same savepoint, its seq handed out under the lock (commit order).
+//
+// Reads go to the database every time: another process may have written since. A cache of
+// entries would hook in at `noteChange`, the place a NOTIFY from another process lands.
+// Every call made while the database is unreachable rejects with UNAVAILABLE (503), never hangs:
+// connections and queries have time limits, and the pool reconnects by itself.
+import { createHash } from 'node:crypto'
+import pg from 'pg'
+import { CmsError } from '../errors.js'
+import { jsonbText, numbered, pgText, postgresDialect } from '../query/postgres-dialect.js'
+import { sqlBuilder, type Params } from '../query/sql.js'
+import { searchText } from '../query/values.js'
+import {
+  checkUniqueHolders, defaultSortKey, entryMissing, frozenEntry, indexableFieldRefs, isEntryStatus, isLookupValue, lookupKind,
+  silentLogger, slugTaken, timestamps, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
+} from './common.js'
+import { assertStoredSlug, checkBucket, isCollectionName, isSlug } from './names.js'
+import { entryChange, storeChangeLogOptions } from './changes/common.js'
+import { PostgresChangeLog, type Queryable } from './changes/postgres.js'
+import { MIGRATIONS } from './postgres-schema.js'
+import type { ChangeLog } from '../../types/changes.js'
+import type { FieldRef, KeysetPosition, ListQuery } from '../../types/query.js'
+import type { ResolvedSchema } from '../../types/schema.js'
+import type { Scope } from '../../types/scope.js'
+import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
+
+const sql = sqlBuilder(postgresDialect)
+
+/** CMS_DATABASE_POOL's default. */
+export const DEFAULT_POOL = 10
+/** How long a new connection (or a wait for a free one) may take before the call is UNAVAILABLE. */
+const CONNECT_TIMEOUT_MS = 5000
+/** How long a request's query may run: past it the database is taken as unreachable. */
+const QUERY_TIMEOUT_MS = 15_000
+/** ping's: readiness must be answered fast. */
+const PING_TIMEOUT_MS = 2000
+/** Index builds and migrations: a large table takes time. */
+const DDL_TIMEOUT_MS = 600_000
+/** Expression indexes per collection at most (as SQLite's): each one costs every write to the collection. */
+const MAX_COLLECTION_INDEXES = 24
+const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, doc'
+const ENTRIES_PAGE = 500
+
+interface EntryRow {
+  slug: string
+  status: EntryStatus
+  created_at: string
+  updated_at: string
+  doc: string
+}
+
+interface WriteOperation {
+  kind: 'create' | 'update'
+  scope: Scope
+  collection: string
+  locale: string
+  slug: string
+  status: EntryStatus
+  json: string
+  jsonb: string
+  search: string
+  at: string
+  unique: Array<[path: string, value: string | number | boolean]>
+}
+
+interface DeleteOperation {
+  kind: 'delete'
+  scope: Scope
+  collection: string
+  locale: string
+  slug: string
+  at: string
+}
+
+type Operation = WriteOperation | DeleteOperation
+
+interface Applied {
+  createdAt?: string
+  seq: number | null
+}
+
+interface Pending {
+  op: Operation
+  resolve: (value: Applied) => void
+  reject: (err: unknown) => void
+  result?: { ok: true, value: Applied } | { ok: false, error: unknown }
+}
+
+/** What open learns of the schema it works in: the names its locks and announcements are derived from. */
+interface Identity {
+  schema: string
+  writeLock: string
+  channel: string
+}
+
+const localeKey = (scope: Scope): string => scope.locale ?? ''
+
+/**
+ * Whether an error says the database cannot be reached (rather than that a statement failed): a
+ * socket error, a time limit, SQLSTATE class 08 (connection), 57P01-03 (shutdown, starting), 53300 (too many connections).
+ */
+export function isUnreachable (err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && (/^(08|57P0[123]|53300)/.test(code) || /^E[A-Z]+$/.test(code))) return true
+  const message = err instanceof Error ? err.message : ''
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|not queryable/i.test(message)
+}
+
+/** The error a caller gets: UNAVAILABLE (503, its text hidden) when the database is unreachable, else the error itself. */
+function storeError (err: unknown): unknown {
+  return isUnreachable(err) ? new CmsError('UNAVAILABLE', 'The database is unavailable.') : err
+}
+
+export class PostgresStore implements ContentStore {
+  readonly kind = 'postgres' as const
+  private pool: pg.Pool | null = null
+  private identity: Identity | null = null
+  private changeLog: PostgresChangeLog | null = null
+  private readonly log: StoreLogger
+  private readonly now: () => string
+  private readonly url: string
+  private readonly poolSize: number
+  readonly changes: ChangeLog = {
+    since: async (afterSeq, limit, filter) => await this.guard(async () => await this.openChangeLog().since(afterSeq, limit, filter)),
+    latestSeq: async () => await this.guard(async () => await this.openChangeLog().latestSeq()),
+    horizon: async () => await this.guard(async () => await this.openChangeLog().horizon()),
+    compact: async () => await this.guard(async () => await this.openChangeLog().compact())
+  }
+
+  private queue: Pending[] = []
+  private flushTimer: NodeJS.Immediate | null = null
+  /** The batches, one after the other: writes sent in order commit in order. */
+  private flushing: Promise<void> = Promise.resolve()
+  private readonly revisions = new Map<string, number>()
+  private lastRevision = 0
+  private openRevision = 0
+  /** The calls on the database under way: close lets them finish (a read sent before close answers). */
+  private readonly inFlight = new Set<Promise<void>>()
+  /** Whether the last call found the database unreachable (logged once per outage). */
+  private down = false
+
+  constructor (protected readonly options: StoreOptions) {
+    if (options.databaseUrl === undefined || options.databaseUrl === '') throw new Error('the PostgreSQL store needs a database URL (CMS_DATABASE_URL)')
+    this.url = options.databaseUrl
+    this.poolSize = options.databasePool ?? DEFAULT_POOL
+    this.log = options.log ?? silentLogger
+    this.now = timestamps(options)
+  }
+
+  // ---- life cycle ---------------------------------------------------------------------------
+
+  async open (): Promise<void> {
+    if (this.pool !== null) return
+    const pool = new pg.Pool({
+      connectionString: this.url,
+      max: this.poolSize,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+      // A write's statements go out together (applyInSavepoint); each still gets its own result.
+      pipeline: true,
+      application_name: 'lectern'
+    })
+    // An idle connection the server drops (a restart) must not crash the process: the pool replaces it.
+    pool.on('error', err => { this.unreachable(err) })
+    try {
+      const identity = await this.whoAmI(pool)
+      const ddl = await this.ddlClient()
+      try {
+        await migrate(ddl, identity.schema, this.log)
+      } finally {
+        await ddl.end()
+      }
+      this.pool = pool
+      this.identity = identity
+      const changeLog = new PostgresChangeLog(
+        { query: async (text, values) => await this.run(text, values), locked: async work => await this.locked(work) },
+        identity.channel, storeChangeLogOptions(this.options))
+      this.changeLog = changeLog
+      await changeLog.open()
+    } catch (err) {
+      this.pool = null
+      this.identity = null
+      this.changeLog = null
+      await pool.end()
+      throw storeError(err)
+    }
+    this.revisions.clear()
+    this.openRevision = ++this.lastRevision
+  }
+
+  /** The current schema, and the lock key and NOTIFY channel derived from it (so schemas sharing a database stay apart). */
+  private async whoAmI (pool: pg.Pool): Promise<Identity> {
+    const { rows } = await pool.query(`SELECT current_schema() AS schema,
+      hashtextextended('lectern:write:' || current_schema(), 0)::text AS write_lock,
+      'lectern_' || left(md5(current_schema()), 16) AS channel`)
+    const row = rows[0] as { schema: string | null, write_lock: string | null, channel: string | null }
+    if (row.schema === null || row.write_lock === null || row.channel === null) throw new Error('the database connection has no current schema: check search_path')
+    return { schema: row.schema, writeLock: row.write_lock, channel: row.channel }
+  }
+
+  async close (): Promise<void> {
+    const pool = this.pool
+    if (pool === null) return
+    // Writes issued before close are committed first.
+    if (this.flushTimer !== null) {
+      clearImmediate(this.flushTimer)
+      this.flushTimer = null
+      this.flushing = this.flushing.then(async () => { await this.flush() })
+    }
+    await this.flushing
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight)
+    this.changeLog?.close()
+    this.changeLog = null
+    this.pool = null
+    this.identity = null
+    await pool.end()
+  }
+
+  private openChangeLog (): PostgresChangeLog {
+    if (this.changeLog === null) throw new Error('the PostgreSQL store is not open')
+    return this.changeLog
+  }
+
+  private openPool (): pg.Pool {
+    if (this.pool === null) throw new Error('the PostgreSQL store is not open')
+    return this.pool
+  }
+
+  // ---- database access ----------------------------------------------------------------------
+
+  /** Runs a call against the database: unreachable becomes UNAVAILABLE, and a success ends an outage. */
+  private async guard<T> (call: () => Promise<T>): Promise<T> {
+    const running = this.track(call())
+    try {
+      const result = await running
+      if (this.down) {
+        this.down = false
+        this.log.info({}, 'the database is reachable again')
+      }
+      return result
+    } catch (err) {
+      if (isUnreachable(err)) this.unreachable(err)
+      throw storeError(err)
+    }
+  }
+
+  /** Keeps a call in `inFlight` until it settles: close waits for it before it ends the pool. */
+  private track<T> (promise: Promise<T>): Promise<T> {
+    const settledCall = promise.then(() => {}, () => {})
+    this.inFlight.add(settledCall)
+    void settledCall.then(() => { this.inFlight.delete(settledCall) })
+    return promise
+  }
+
+  private unreachable (err: unknown): void {
+    if (this.down) return
+    this.down = true
+    // The code and message only: never the URL, which holds the password.
+    this.log.warn({ code: (err as { code?: unknown }).code, reason: err instanceof Error ? err.message : String(err) }, 'the database is unreachable')
+  }
+
+  /** One statement on a pooled connection, with `?` placeholders numbered. */
+  private async query (text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+    return await this.run(numbered(text, values), values)
+  }
+
+  /** One statement on a pooled connection, numbered already (`$1`…). */
+  private async run (text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+    return await this.guard(async () => await this.openPool().query(text, values))
+  }
+
+  /**
+   * A transaction holding the store's write lock (pg_advisory_xact_lock, released at its end):
+   * every process sharing the schema writes one such transaction at a time.
+   */
+  private async locked<T> (work: (client: Queryable) => Promise<T>): Promise<T> {
+    return await this.guard(async () => {
+      const client = await this.openPool().connect()
+      let failed = false
+      try {
+        return await inLockedTransaction(client, this.identity?.writeLock, work)
+      } catch (err) {
+        failed = true
+        throw err
+      } finally {
+        // A connection that failed mid-transaction is not reused.
+        client.release(failed)
+      }
+    })
+  }
+
+  /** A connection of its own for DDL (migrations, index builds), whose statements may take long. */
+  private async ddlClient (): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: DDL_TIMEOUT_MS, keepAlive: true, application_name: 'lectern' })
+    client.on('error', err => { this.unreachable(err) })
+    await client.connect()
+    return client
+  }
+
+  // ---- collections ---------------------------------------------------------------------------
+
+  async ensureCollection (collection: string): Promise<void> {
+    // Rows need no storage location; the name is still checked like everywhere else.
+    checkBucket({ environment: 'default', locale: null }, collection)
+  }
+
+  /**
+   * Partial expression indexes over the collection's rows (WHERE collection = '<name>'), on the
+   * key expressions the builder writes (so the planner matches them): as SQLite's, its scalar
+   * fields, the default_sort field in its default direction, its unique fields. Stale ones are
+   * dropped. Under the write lock, so processes preparing at once do not race on the catalogue.
+   */
+  async prepareCollection (schema: ResolvedSchema): Promise<void> {
+    const collection = schema.name
+    if (!isCollectionName(collection)) return
+    // One call for close to wait for, its two steps included.
+    await this.guard(async () => { await this.applyIndexes(collection, wantedIndexes(schema)) })
+  }
+
+  /** Makes the collection's indexes those of `wanted` (name → CREATE INDEX), on a connection of its own. */
+  private async applyIndexes (collection: string, wanted: Map<string, string>): Promise<void> {
+    const { rows } = await this.query('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND starts_with(indexname, ?)', ['entries', indexPrefix(collection)])
+    const existing = rows.map(row => (row as { indexname: string }).indexname)
+    const drop = existing.filter(name => !wanted.has(name))
+    const create = [...wanted].filter(([name]) => !existing.includes(name)).map(([, ddl]) => ddl)
+    if (drop.length === 0 && create.length === 0) return
+    const started = Date.now()
+    const client = await this.ddlClient()
+    try {
+      await inLockedTransaction(client, this.identity?.writeLock, async db => {
+        for (const name of drop) await db.query(`DROP INDEX IF EXISTS "${name}"`)
+        for (const ddl of create) await db.query(ddl)
+      })
+    } finally {
+      await client.end()
+    }
+    this.log.info({ collection, indexes: wanted.size, ms: Date.now() - started }, 'collection indexes prepared')
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  async get (scope: Scope, collection: string, slug: string): Promise<StoredEntry | undefined> {
+    checkBucket(scope, collection)
+    if (!isSlug(slug)) return undefined
+    const { rows } = await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND slug = ?`,
+      [scope.environment, collection, localeKey(scope), slug])
+    const row = rows[0] as EntryRow | undefined
+    return row === undefined ? undefined : toEntry(row)
+  }
+
+  async getMany (scope: Scope, collection: string, slugs: readonly string[]): Promise<Map<string, StoredEntry>> {
+    checkBucket(scope, collection)
+    const out = new Map<string, StoredEntry>()
+    const wanted = [...new Set(slugs.filter(slug => isSlug(slug)))]
+    if (wanted.length === 0) return out
+    const { rows } = await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND slug = ANY(?::text[])`,
+      [scope.environment, collection, localeKey(scope), wanted])
+    for (const row of rows as EntryRow[]) out.set(row.slug, toEntry(row))
+    return out
+  }
+
+  async findByValue (scope: Scope, collection: string, dottedPath: string, value: unknown, excludeSlug: string | null): Promise<string | null> {
+    checkBucket(scope, collection)
+    if (!isLookupValue(value)) return null
+    return await this.holder(this.openQueryable(), scope.environment, collection, localeKey(scope), dottedPath, value, excludeSlug)
+  }
+
+  private openQueryable (): Queryable {
+    return { query: async (text, values) => await this.run(text, values) }
+  }
+
+  /** The slug of another row holding `value` at `dottedPath` (through the unique field's expression index), as `db` sees them. */
+  private async holder (db: Queryable, environment: string, collection: string, locale: string, dottedPath: string, value: string | number | boolean, excludeSlug: string | null): Promise<string | null> {
+    const field: FieldRef = { name: dottedPath, path: dottedPath.split('.'), system: false, kind: lookupKind(value), array: false }
+    const params: Params = [environment, collection, locale]
+    const key = sql.keySql(field, params)
+    params.push(sql.bindKey(field, value), excludeSlug ?? '')
+    const text = `SELECT slug FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND ${key} = ? AND slug <> ? LIMIT 1`
+    const { rows } = await db.query(numbered(text, params), params)
+    return (rows[0] as { slug: string } | undefined)?.slug ?? null
+  }
+
+  async list (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
+    checkBucket(scope, collection)
+    // One call for close to wait for, however many statements it takes.
+    return await this.guard(async () => await this.listNow(scope, collection, query))
+  }
+
+  private async listNow (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
+    const params: Params = [scope.environment, collection, localeKey(scope)]
+    const where = ['environment = ? AND collection = ? AND locale = ?', ...sql.conditionsSql(query, params)].join(' AND ')
+    if (query.after !== null) return await this.listAfter(query, query.after, where, params)
+    const orderParams: Params = []
+    const order = sql.orderSql(query.sort, orderParams)
+    const offset = (query.page - 1) * query.perPage
+    const pageParams = [...params, ...orderParams, query.perPage, offset]
+    const [total, page] = await Promise.all([
+      this.count(where, params),
+      this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, pageParams)
+    ])
+    return { items: (page.rows as EntryRow[]).map(toEntry), total }
+  }
+
+  private async count (where: string, params: Params): Promise<number> {
+    const { rows } = await this.query(`SELECT count(*) AS n FROM entries WHERE ${where}`, params)
+    return Number((rows[0] as { n: string }).n)
+  }
+
+  /** A keyset page (contract §10): the matches after the position, segment by segment (sql.ts `afterSegments`); one more row tells whether more follow. */
+  private async listAfter (query: ListQuery, position: KeysetPosition, where: string, params: Params): Promise<ListResult> {
+    const orderParams: Params = []
+    const order = sql.orderSql(query.sort, orderParams)
+    const counting = this.count(where, params)
+    const rows: EntryRow[] = []
+    for (const segment of sql.afterSegments(query.sort, position)) {
+      const wanted = query.perPage + 1 - rows.length
+      if (wanted <= 0) break
+      const values = [...params, ...segment.params, ...orderParams, wanted]
+      rows.push(...(await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} AND ${segment.sql} ORDER BY ${order} LIMIT ?`, values)).rows as EntryRow[])
+    }
+    const more = rows.length > query.perPage
+    return { items: (more ? rows.slice(0, query.perPage) : rows).map(toEntry), total: await counting, more }
+  }
+
+  async * entries (): AsyncIterable<StoredLocation> {
+    // Keyset pages: no cursor stays open while the consumer runs, so it may use the store.
+    let last = '0'
+    for (;;) {
+      const { rows } = await this.query(`SELECT id, environment, collection, locale, ${ENTRY_COLUMNS} FROM entries WHERE id > ?::bigint ORDER BY id LIMIT ?`, [last, ENTRIES_PAGE])
+      if (rows.length === 0) return
+      for (const row of rows as Array<EntryRow & { id: string, environment: string, collection: string, locale: string }>) {
+        last = row.id
+        yield { scope: { environment: row.environment, locale: row.locale === '' ? null : row.locale }, collection: row.collection, entry: toEntry(row) }
+      }
+    }
+  }
+
+  revision (scope: Scope, collection: string): number {
+    return this.revisions.get(bucketKey(scope.environment, collection, localeKey(scope))) ?? this.openRevision
+  }
+
+  /**
+   * Marks (environment, collection, locale) as written: revision() moves on. The store calls it
+   * for its own writes; the listener of other processes' NOTIFYs (next step) calls it for theirs,
+   * and it is where a cache of entries would be invalidated.
+   */
+  noteChange (environment: string, collection: string, locale: string | null): void {
+    this.revisions.set(bucketKey(environment, collection, locale ?? ''), ++this.lastRevision)
+  }
+
+  async ping (): Promise<void> {
+    // Readiness is answered fast; the query itself stops at QUERY_TIMEOUT_MS.
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => { reject(new CmsError('UNAVAILABLE', 'The database did not answer in time.')) }, PING_TIMEOUT_MS)
+    })
+    try {
+      await Promise.race([this.query('SELECT 1'), late])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async contentFingerprint (): Promise<string> {
+    // Every write takes a seq in the log, whichever process made it.
+    return `postgres:${await this.changes.latestSeq()}`
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  async create (scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
+    return await this.writeEntry('create', scope, collection, input)
+  }
+
+  async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
+    return await this.writeEntry('update', scope, collection, input)
+  }
+
+  async delete (scope: Scope, collection: string, slug: string): Promise<number | null> {
+    checkBucket(scope, collection)
+    assertStoredSlug(slug)
+    return (await this.enqueue({ kind: 'delete', locale: localeKey(scope), scope, collection, slug, at: this.now() })).seq
+  }
+
+  private async writeEntry (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
+    const at = this.now()
+    const op = writeOperation(kind, scope, collection, input, at)
+    const { createdAt = at, seq } = await this.enqueue(op)
+    // The data as stored (and as a later read returns it), detached from the caller's object.
+    return { entry: frozenEntry(input.slug, input.status, JSON.parse(op.json), createdAt, at), seq: seq as number }
+  }
+
+  private async enqueue (op: Operation): Promise<Applied> {
+    if (this.pool === null) throw new Error('the PostgreSQL store is not open')
+    return await new Promise((resolve, reject) => {
+      this.queue.push({ op, resolve, reject })
+      this.flushTimer ??= setImmediate(() => {
+        this.flushTimer = null
+        this.flushing = this.flushing.then(async () => { await this.flush() })
+      })
+    })
+  }
+
+  /** Commits every queued write in one transaction, then settles each promise. */
+  private async flush (): Promise<void> {
+    const batch = this.queue
+    this.queue = []
+    if (batch.length === 0) return
+    try {
+      await this.locked(async client => {
+        // Each write's end (RELEASE or ROLLBACK TO its savepoint) travels with the next write's statements.
+        const ends: Array<Promise<Settled<unknown>>> = []
+        for (const p of batch) ends.push((await this.applyInSavepoint(client, p)).end)
+        for (const end of ends) unwrap(await end)
+      })
+    } catch (err) {
+      // The transaction failed as a whole (the database went away, or COMMIT failed): nothing of it is stored.
+      this.log.error({ err: storeError(err), writes: batch.length }, 'write transaction failed')
+      for (const p of batch) p.reject(storeError(err))
+      return
+    }
+    for (const p of batch) {
+      // Only a write that changed something: not one refused in its savepoint, nor a delete of nothing.
+      if (p.result?.ok === true && p.result.value.seq !== null) this.noteChange(p.op.scope.environment, p.op.collection, p.op.scope.locale)
+    }
+    for (const p of batch) {
+      const result = p.result
+      if (result === undefined || !result.ok) p.reject(result?.error ?? new Error('write not applied'))
+      else p.resolve(result.value)
+    }
+  }
+
+  /**
+   * One write in its savepoint, its statements pipelined (node-postgres `pipeline`: one round
+   * trip): a refusal or a failed statement undoes it alone (ROLLBACK TO), an unreachable database
+   * ends the batch. Returns the savepoint's end, sent but not awaited.
+   */
+  private async applyInSavepoint (client: Queryable, p: Pending): Promise<{ end: Promise<Settled<unknown>> }> {
+    const savepoint = settled(client.query('SAVEPOINT write'))
+    try {
+      const value = await this.apply(client, p.op)
+      unwrap(await savepoint)
+      p.result = { ok: true, value }
+      return { end: settled(client.query('RELEASE SAVEPOINT write')) }
+    } catch (error) {
+      if (isUnreachable(error)) throw error
+      unwrap(await savepoint)
+      p.result = error === NOTHING_DELETED ? { ok: true, value: { seq: null } } : { ok: false, error }
+      return { end: settled(client.query('ROLLBACK TO SAVEPOINT write')) }
+    }
+  }
+
+  /**
+   * A write's statements, sent together: for a create the unique lookups, the row, its record (a
+   * clash is reported before a taken slug); for an update the row, the lookups, its record (a
+   * missing entry before a clash); for a delete the row and its record. What a refusal wrote, the
+   * savepoint's rollback undoes.
+   */
+  private async apply (client: Queryable, op: Operation): Promise<Applied> {
+    const key = [op.scope.environment, op.collection, op.locale, op.slug]
+    switch (op.kind) {
+      case 'create': {
+        const holders = settled(this.holders(client, op))
+        const row = settled(client.query(`INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, doc, data, search)
+          VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8::jsonb, $9)`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
+        const seq = settled(this.record(client, op, op.status))
+        checkUniqueHolders(unwrap(await holders))
+        const inserted = await row
+        if (!inserted.ok) throw (inserted.error as { code?: string }).code === '23505' ? slugTaken(op.slug, op.collection) : inserted.error
+        return { seq: unwrap(await seq) }
+      }
+      case 'update': {
+        const row = settled(client.query(`UPDATE entries SET status = $5, updated_at = $6, doc = $7, data = $8::jsonb, search = $9
+          WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4 RETURNING created_at`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
+        const holders = settled(this.holders(client, op))
+        const seq = settled(this.record(client, op, op.status))
+        const updated = unwrap(await row).rows[0] as { created_at: string } | undefined
+        if (updated === undefined) throw entryMissing(op.slug, op.collection)
+        checkUniqueHolders(unwrap(await holders))
+        return { createdAt: updated.created_at, seq: unwrap(await seq) }
+      }
+      case 'delete': {
+        const row = settled(client.query('DELETE FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4', key))
+        const seq = settled(this.record(client, op, null))
+        // Nothing deleted: no change, and the record goes with the savepoint's rollback.
+        if (unwrap(await row).rowCount === 0) throw NOTHING_DELETED
+        return { seq: unwrap(await seq) }
+      }
+    }
+  }
+
+  /** The unique rule's lookups, inside the write's savepoint: every committed row and the batch's earlier writes count. */
+  private async holders (client: Queryable, op: WriteOperation): Promise<Array<[string, string | null]>> {
+    return await Promise.all(op.unique.map(async ([path, value]) =>
+      [path, await this.holder(client, op.scope.environment, op.collection, op.locale, path, value, op.slug)] as [string, string | null]))
+  }
+
+  private async record (client: Queryable, op: Operation, status: EntryStatus | null): Promise<number> {
+    const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
+    return await this.openChangeLog().record(client, entryChange(key, status === null ? null : { status, updatedAt: op.at }, op.at))
+  }
+}
+
+/** A delete that found no row: undone like a refusal, answered with a null seq. */
+const NOTHING_DELETED = new Error('nothing to delete')
+
+type Settled<T> = { ok: true, value: T } | { ok: false, error: unknown }
+
+/** A promise that never rejects (so a pipelined statement's failure is never unhandled): its outcome. */
+async function settled<T> (promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise }
+  } catch (error) {
+    return { ok: false, error }
+  }
+}
+
+function unwrap<T> (outcome: Settled<T>): T {
+  if (!outcome.ok) throw outcome.error
+  return outcome.value
+}
+
+function writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): WriteOperation {
+  checkBucket(scope, collection)
+  assertStoredSlug(input.slug)
+  if (!isEntryStatus(input.status)) throw new CmsError('BAD_REQUEST', "Status must be 'draft' or 'published'.")
+  const json = JSON.stringify(input.data)
+  if (typeof json !== 'string') throw new CmsError('BAD_REQUEST', 'Entry data must be a JSON object.')
+  return {
+    kind,
+    locale: localeKey(scope),
+    scope,
+    collection,
+    slug: input.slug,
+    status: input.status,
+    json,
+    jsonb: jsonbText(input.data, json),
+    search: pgText(searchText(input.data)),
+    at,
+    unique: uniqueValues(input)
+  }
+}
+
+/** Applies the migrations a database lacks, under a session advisory lock: processes starting together wait for one another. */
+async function migrate (client: pg.Client, schema: string, log: StoreLogger): Promise<void> {
+  await client.query("SELECT pg_advisory_lock(hashtextextended('lectern:migrate:' || current_schema(), 0))")
+  try {
+    await client.query('CREATE TABLE IF NOT EXISTS lectern_migrations (version int PRIMARY KEY, applied_at text NOT NULL)')
+    const { rows } = await client.query('SELECT coalesce(max(version), 0) AS version FROM lectern_migrations')
+    const current = Number((rows[0] as { version: number }).version)
+    const latest = MIGRATIONS.at(-1)?.version ?? 0
+    if (current > latest) throw new Error(`the database schema ${schema} has layout version ${current}; this server understands ${latest}`)
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue
+      await client.query('BEGIN')
+      try {
+        await client.query(migration.sql)
+        await client.query('INSERT INTO lectern_migrations (version, applied_at) VALUES ($1, $2)', [migration.version, new Date().toISOString()])
+        await client.query('COMMIT')
+      } catch (err) {
+        await client.query('ROLLBACK')
+        throw err
+      }
+      log.info({ schema, version: migration.version }, 'database migrated')
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(hashtextextended('lectern:migrate:' || current_schema(), 0))")
+  }
+}
+
+/** `work` in a transaction holding the store's write lock (pg_advisory_xact_lock, released when it ends). */
+async function inLockedTransaction<T> (client: Queryable, writeLock: string | undefined, work: (client: Queryable) => Promise<T>): Promise<T> {
+  if (writeLock === undefined) throw new Error('the PostgreSQL store is not open')
+  await client.query('BEGIN')
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [writeLock])
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw err
+  }
+}
+
+/** The expression indexes a collection's schema asks for: name → CREATE INDEX statement. The choice of fields is SQLite's (sqlite.ts `wantedIndexes`). */
+function wantedIndexes (schema: ResolvedSchema): Map<string, string> {
+  const collection = schema.name
+  const wanted = new Map<string, string>()
+  const add = (field: FieldRef, direction: 'asc' | 'desc'): void => {
+    const key = sql.indexKeySql(field.path, field.kind)
+    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) return
+    // The order ORDER BY writes (sql.ts `orderSql`), nulls included, so the index yields it.
+    const columns = `environment, locale, (${key}) ${direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}, slug`
+    const name = `${indexPrefix(collection)}${shortHash(columns)}`
+    // DDL takes no parameters: the collection is a checked name (names.ts), the key our own expression.
+    wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
+  }
+  const sort = defaultSortKey(schema)
+  if (sort !== null && !sort.field.system && !sort.field.array) add(sort.field, sort.direction)
+  const scalars = indexableFieldRefs(schema)
+  const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
+  for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'asc')
+  for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'desc' : 'asc')
+  return wanted
+}
+
+/** The names of a collection's indexes start with this (PostgreSQL names are at most 63 bytes: the collection is hashed). */
+function indexPrefix (collection: string): string {
+  return `lx_${shortHash(collection)}_`
+}
+
+function shortHash (text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16)
+}
+
+function bucketKey (environment: string, collection: string, locale: string): string {
+  return `${environment}\u0000${collection}\u0000${locale}`
+}
+
+function toEntry (row: EntryRow): StoredEntry {
+  return frozenEntry(row.slug, row.status, JSON.parse(row.doc) as Record<string, unknown>, row.created_at, row.updated_at)
+}
