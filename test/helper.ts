@@ -23,7 +23,7 @@ export type Env = Record<string, string>
 export const ALL_STORES = ['sqlite', 'file', 'postgres'] as const
 export type StoreName = (typeof ALL_STORES)[number]
 /** The stores the tests run on while LECTERN_TEST_STORES is unset. */
-export const DEFAULT_TEST_STORES = 'sqlite,file'
+export const DEFAULT_TEST_STORES = 'sqlite,file,postgres'
 
 /** LECTERN_TEST_STORES: a comma list of store names (an unknown one is an error, not a silent skip). */
 export function testStores (value: string | undefined): readonly StoreName[] {

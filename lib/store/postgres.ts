@@ -132,7 +132,6 @@ export class PostgresStore implements ContentStore {
   private changeLog: PostgresChangeLog | null = null
   private readonly log: StoreLogger
   private readonly now: () => string
-  private readonly url: string
   private readonly poolSize: number
   readonly changes: ChangeLog = {
     since: async (afterSeq, limit, filter) => await this.guard(async () => await this.openChangeLog().since(afterSeq, limit, filter)),
@@ -155,10 +154,14 @@ export class PostgresStore implements ContentStore {
 
   constructor (protected readonly options: StoreOptions) {
     if (options.databaseUrl === undefined || options.databaseUrl === '') throw new Error('the PostgreSQL store needs a database URL (CMS_DATABASE_URL)')
-    this.url = options.databaseUrl
     this.poolSize = options.databasePool ?? DEFAULT_POOL
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
+  }
+
+  /** The database (read when the store opens: a test's store learns its schema's URL then). */
+  private get url (): string {
+    return this.options.databaseUrl as string
   }
 
   // ---- life cycle ---------------------------------------------------------------------------

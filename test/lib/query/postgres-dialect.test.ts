@@ -9,7 +9,7 @@ import { jsonbText, numbered, pgText } from '../../../lib/query/postgres-dialect
 import { compareText, instant } from '../../../lib/query/values.js'
 import { PostgresStore } from '../../../lib/store/postgres.js'
 import { tempDir } from '../../helper.js'
-import { TEST_DATABASE_URL, testSchemaUrl } from '../../fixtures/stores.js'
+import { postgresUrl } from '../../fixtures/postgres.js'
 
 /** PostgreSQL text cannot hold U+0000 (and a date never does). */
 const withoutNul = (text: string): string => text.split('\u0000').join('')
@@ -26,9 +26,9 @@ t.test('jsonbText: the JSON text itself, unless a string holds what JSONB refuse
   t.same(JSON.parse(jsonbText(odd, JSON.stringify(odd))), { 'k\u0001\u0001': ['a\u0001\u0001', '\uFFFD'], n: 1 })
 })
 
-t.test('postgres functions against their originals', { skip: TEST_DATABASE_URL === undefined ? 'CMS_TEST_DATABASE_URL is not set' : false }, async t => {
+t.test('postgres functions against their originals', async t => {
   const dataDir = path.join(tempDir(t), 'data')
-  const url = await testSchemaUrl(dataDir)
+  const url = await postgresUrl(t, path.resolve(dataDir))
   // The store's migration makes the functions.
   const store = new PostgresStore({ dataDir, databaseUrl: url })
   await store.open()

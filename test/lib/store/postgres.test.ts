@@ -16,7 +16,7 @@ import type { ResolvedSchema } from '../../../types/schema.js'
 import type { ChangeRecord } from '../../../types/changes.js'
 import type { EntryInput, StoredWrite } from '../../../types/store.js'
 import { tempDir } from '../../helper.js'
-import { TEST_DATABASE_URL, testSchemaUrl } from '../../fixtures/stores.js'
+import { postgresUrl, suiteDatabaseUrl } from '../../fixtures/postgres.js'
 
 const scope = { environment: 'default', locale: null }
 const input = (slug: string, data: Record<string, unknown> = {}, unique?: string[]): EntryInput => ({ slug, status: 'published', data, unique })
@@ -25,7 +25,7 @@ const schema: ResolvedSchema = { name: 'posts', fields: { title: { field_type: '
 /** `count` closed stores on one fresh schema (replicas of one database). */
 async function replicas (t: Test, count: number, options: Partial<StoreOptions> = {}): Promise<PostgresStore[]> {
   const dataDir = path.join(tempDir(t), 'data')
-  const databaseUrl = await testSchemaUrl(dataDir)
+  const databaseUrl = await postgresUrl(t, path.resolve(dataDir))
   const stores = Array.from({ length: count }, () => new PostgresStore({ dataDir, databaseUrl, ...options }))
   t.teardown(async () => { for (const store of stores) await store.close() })
   return stores
@@ -37,7 +37,7 @@ async function opened (t: Test, count: number): Promise<PostgresStore[]> {
   return stores
 }
 
-t.test('postgres store', { skip: TEST_DATABASE_URL === undefined ? 'CMS_TEST_DATABASE_URL is not set' : false }, async t => {
+t.test('postgres store', async t => {
   t.test('migrations: stores opening at once all come up, and the layout is made once', async t => {
     const stores = await replicas(t, 4)
     await Promise.all(stores.map(async store => { await store.open() }))
@@ -121,7 +121,7 @@ t.test('postgres store', { skip: TEST_DATABASE_URL === undefined ? 'CMS_TEST_DAT
   })
 
   t.test('an unreachable database: every call rejects UNAVAILABLE at once, and the store recovers by itself', async t => {
-    const target = new URL(TEST_DATABASE_URL as string)
+    const target = new URL(suiteDatabaseUrl())
     const sockets = new Set<net.Socket>()
     const proxy = (port = 0): Promise<net.Server> => new Promise(resolve => {
       const server = net.createServer(socket => {
@@ -137,7 +137,7 @@ t.test('postgres store', { skip: TEST_DATABASE_URL === undefined ? 'CMS_TEST_DAT
     let server = await proxy()
     const port = (server.address() as net.AddressInfo).port
     const dataDir = path.join(tempDir(t), 'data')
-    const direct = new URL(await testSchemaUrl(dataDir))
+    const direct = new URL(await postgresUrl(t, path.resolve(dataDir)))
     direct.hostname = '127.0.0.1'
     direct.port = String(port)
     const store = new PostgresStore({ dataDir, databaseUrl: direct.toString() })
