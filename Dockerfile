@@ -21,7 +21,9 @@ ENV NODE_ENV=production \
     CMS_DATA_DIR=/data \
     CMS_PORT=3000
 WORKDIR /app
-RUN mkdir -p /data && chown node:node /data
+# /shared: where docker-compose.replicas.yml mounts the volume the replicas share (types and
+# assets); made here so a new named volume starts owned by `node`.
+RUN mkdir -p /data /shared && chown node:node /data /shared
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist

@@ -4,7 +4,8 @@ import path from 'node:path'
 
 export type Role = 'admin' | 'editor' | 'viewer'
 export const ROLES: readonly Role[] = ['admin', 'editor', 'viewer']
-export type StoreKind = 'sqlite' | 'file'
+export type StoreKind = 'sqlite' | 'file' | 'postgres'
+export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'file', 'postgres']
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
@@ -20,6 +21,10 @@ export interface Config {
   typesDir: string
   assetsDir: string
   store: StoreKind
+  /** CMS_DATABASE_URL: the PostgreSQL database (contract §12); set exactly when the store is postgres. */
+  databaseUrl: string | null
+  /** CMS_DATABASE_POOL: query connections per process with the PostgreSQL store, besides its listening one. */
+  databasePool: number
   publicUrl: string
   apiKeys: ApiKey[]
   locales: string[]
@@ -133,6 +138,27 @@ function httpUrl (name: string, value: string): string {
   return value
 }
 
+/**
+ * CMS_DATABASE_URL, required with CMS_STORE=postgres. The value is never quoted in the message:
+ * it carries the database password, and the message goes to the log.
+ */
+function databaseUrl (env: Env, store: StoreKind): string | null {
+  if (store !== 'postgres') return null
+  const value = read(env, 'CMS_DATABASE_URL')
+  const form = 'expected postgres://user:password@host:port/database'
+  if (value === undefined) throw new ConfigError('CMS_DATABASE_URL', `is required with CMS_STORE=postgres (${form})`)
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError('CMS_DATABASE_URL', `is not a valid URL (${form})`)
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('CMS_DATABASE_URL', `must be a postgres:// or postgresql:// URL (${form})`)
+  }
+  return value
+}
+
 function uniqueNames (name: string, values: string[], what: string): string[] {
   const seen = new Set<string>()
   for (const v of values) {
@@ -175,8 +201,8 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
   const assetsDir = path.resolve(cwd, read(env, 'CMS_ASSETS_DIR') ?? path.join(dataDir, 'assets'))
 
   const store = read(env, 'CMS_STORE') ?? 'sqlite'
-  if (store !== 'sqlite' && store !== 'file') {
-    throw new ConfigError('CMS_STORE', `must be 'sqlite' or 'file', got '${store}'`)
+  if (!(STORE_KINDS as readonly string[]).includes(store)) {
+    throw new ConfigError('CMS_STORE', `must be 'sqlite', 'file' or 'postgres', got '${store}'`)
   }
 
   const publicUrl = httpUrl('CMS_PUBLIC_URL', read(env, 'CMS_PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '')
@@ -197,7 +223,9 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
     dataDir,
     typesDir,
     assetsDir,
-    store,
+    store: store as StoreKind,
+    databaseUrl: databaseUrl(env, store as StoreKind),
+    databasePool: integer(env, 'CMS_DATABASE_POOL', 10, 1),
     publicUrl,
     apiKeys: apiKeys(env),
     locales: uniqueNames('CMS_LOCALES', list(env, 'CMS_LOCALES'), 'locale'),

@@ -1,7 +1,8 @@
 // One server process per data directory. Two processes on one directory would each keep their
 // own view of it (the file store's in-memory index, every response cache, the reference index,
 // the webhook queue) and overwrite each other's writes; a second container started on the same
-// volume is the usual way to get there.
+// volume is the usual way to get there. With CMS_STORE=postgres the data dir is not locked
+// (plugins/data.ts): processes share the database and may share a data dir (contract §12).
 //
 // The lock is an exclusive SQLite lock on `<data>/lectern.lock`, held by one open connection
 // for the life of the process. SQLite takes it with fcntl, so the kernel drops it when the

@@ -1,6 +1,8 @@
 // The data directory (contract §1): created on start with its types/ and assets/ folders and
-// locked for this process until close (lib/data-lock.ts). On the first start the example schemas
-// are copied in unless CMS_SEED=false; the seed plugin then adds the sample entries.
+// locked for this process until close (lib/data-lock.ts), except with PostgreSQL, where several
+// processes share the database and may share a data dir too (contract §12). On the first start
+// the example schemas are copied in unless CMS_SEED=false; the seed plugin then adds the sample
+// entries if the store holds nothing yet (plugins/seed.ts).
 import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import fp from 'fastify-plugin'
@@ -15,12 +17,14 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  const { dataDir, typesDir, assetsDir, seed } = fastify.config
+  const { dataDir, typesDir, assetsDir, seed, store } = fastify.config
   await mkdir(dataDir, { recursive: true })
-  // Before anything is read or written: a second process on this directory stops here.
-  const lock = lockDataDir(dataDir)
-  // Registered first, so it runs after every other plugin's onClose (they run in reverse).
-  fastify.addHook('onClose', async () => { lock.release() })
+  if (store !== 'postgres') {
+    // Before anything is read or written: a second process on this directory stops here.
+    const lock = lockDataDir(dataDir)
+    // Registered first, so it runs after every other plugin's onClose (they run in reverse).
+    fastify.addHook('onClose', async () => { lock.release() })
+  }
 
   // "First start" is judged by the types directory, which only this plugin creates. With the
   // default layout a new data dir has no types/ yet, so the two coincide; a CMS_TYPES_DIR that

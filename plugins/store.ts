@@ -1,7 +1,7 @@
-// The content store (CMS_STORE), with its change log (CMS_SYNC_RETENTION_DAYS): opened at
-// registration, closed on close. Collections get their storage location when a schema is created
-// (interface.md Schemas rule 8) and their indexes from every resolved schema: at start and after
-// each schema create or update.
+// The content store (CMS_STORE; CMS_DATABASE_URL and CMS_DATABASE_POOL for PostgreSQL), with its
+// change log (CMS_SYNC_RETENTION_DAYS): opened at registration, closed on close. Collections get
+// their storage location when a schema is created (interface.md Schemas rule 8) and their indexes
+// from every resolved schema: at start and after each schema create or update.
 import fp from 'fastify-plugin'
 import { createStore } from '../lib/store/index.js'
 import type { SchemaEvent } from '../types/events.js'
@@ -22,6 +22,8 @@ export default fp(async (fastify) => {
     locales: config.locales,
     syncRetentionDays: config.syncRetentionDays,
     entryCacheBytes: config.entryCacheBytes,
+    databaseUrl: config.databaseUrl ?? undefined,
+    databasePool: config.databasePool,
     log: fastify.log.child({ component: 'store' })
   })
   await store.open()

@@ -177,9 +177,14 @@ t.test('content read from the response cache goes out like any reply: logged at 
   }
 })
 
-eachStore(t, async (t, _store, env) => {
-  t.test('the data dir stays locked until the store has closed', async t => {
+eachStore(t, async (t, kind, env) => {
+  t.test('the data dir stays locked until the store has closed (not at all with postgres: contract §12)', async t => {
     const dataDir = `${tempDir(t)}/data`
+    if (kind === 'postgres') {
+      await build(t, env, { dataDir })
+      t.doesNotThrow(() => { lockDataDir(dataDir).release() }, 'processes share the database and may share the data dir')
+      return
+    }
     const fastify = await build(t, env, { dataDir, keepOpen: true })
     t.throws(() => lockDataDir(dataDir), DataDirLockedError, 'locked while open')
     const store = fastify.store

@@ -23,7 +23,7 @@ import { createStore } from '../lib/store/index.js'
 import { OUTBOX_FILE } from '../plugins/webhooks.js'
 import type { ChangeRecord } from '../types/changes.js'
 import type { EntryStatus } from '../types/store.js'
-import { STORES, freePort, healthy, startServer, tempDir, type Env, type ServerProcess, type StoreName } from './helper.js'
+import { STORES, freePort, healthy, startServer, storeEnv, tempDir, type Env, type ServerProcess, type StoreName } from './helper.js'
 import { closedPortUrl } from './lib/webhooks/receiver.js'
 
 // Ten by default (issue 28): each cycle starts a server per store, a few seconds each on two idle
@@ -153,9 +153,13 @@ async function startHealthy (t: Test, env: Env, what: string): Promise<{ server:
 }
 
 /** The server's settings: webhooks to a URL never reachable and not retried for an hour, so each payload stays in the outbox for the test to read. */
+/** The database of each data dir, for postgres (helper.ts storeEnv): set once per store below. */
+const databases = new Map<string, Env>()
+
 function serverEnv (store: StoreName, dataDir: string, hook: string): Env {
   return {
     CMS_STORE: store,
+    ...databases.get(dataDir),
     CMS_DATA_DIR: dataDir,
     CMS_HOST: '127.0.0.1',
     CMS_SEED: 'false',
@@ -227,7 +231,7 @@ interface Reopened {
 
 /** The data dir opened again, as the server opens its store. */
 async function reopen (store: StoreName, dataDir: string): Promise<Reopened> {
-  const opened = createStore(store, { dataDir })
+  const opened = createStore(store, { dataDir, databaseUrl: databases.get(dataDir)?.CMS_DATABASE_URL })
   await opened.open()
   try {
     const records: ChangeRecord[] = []
@@ -387,6 +391,7 @@ t.test('every acknowledged write survives kill -9 of the server, in the log and 
   const hook = await closedPortUrl()
   await Promise.all(STORES.map(async store => {
     const dataDir = path.join(tempDir(t), 'data')
+    databases.set(dataDir, await storeEnv(t, store, dataDir))
     let before = 0
     let state: Reopened | null = null
     const sent: Sent[] = []

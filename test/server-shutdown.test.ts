@@ -4,7 +4,7 @@
 import http from 'node:http'
 import path from 'node:path'
 import t from 'tap'
-import { STORES, freePort, startServer, tempDir, waitForHealth } from './helper.js'
+import { STORES, freePort, startServer, storeEnv, tempDir, waitForHealth } from './helper.js'
 
 const BOUNDARY = 'lectern-shutdown-boundary'
 
@@ -21,7 +21,8 @@ async function outputShows (output: () => string, pattern: RegExp, timeoutMs = 2
 for (const store of STORES) {
   t.test(`${store}: SIGTERM with an upload in flight on a keep-alive connection answers it and exits 0 at once`, async t => {
     const port = await freePort()
-    const { child, exited, output } = startServer({ CMS_STORE: store, CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: path.join(tempDir(t), 'data'), CMS_SEED: 'false' })
+    const dataDir = path.join(tempDir(t), 'data')
+    const { child, exited, output } = startServer({ ...await storeEnv(t, store, dataDir), CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir, CMS_SEED: 'false' })
     t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
     await waitForHealth(t, port, exited)
 

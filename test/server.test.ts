@@ -6,7 +6,7 @@ import { freePort, startServer as start, tempDir, waitForHealth } from './helper
 t.test('a bad setting stops start-up with one clear line and no stack trace', async t => {
   const { exited, output } = start({ CMS_STORE: 'mongo', CMS_DATA_DIR: path.join(tempDir(t), 'data') })
   t.equal(await exited, 1)
-  t.equal(output().trim(), "lectern: invalid setting CMS_STORE: must be 'sqlite' or 'file', got 'mongo'")
+  t.equal(output().trim(), "lectern: invalid setting CMS_STORE: must be 'sqlite', 'file' or 'postgres', got 'mongo'")
 })
 
 t.test('an unknown role names CMS_API_KEYS', async t => {

@@ -34,7 +34,9 @@ export interface RepositoryOptions {
 }
 
 export function createAssetRepository (kind: StoreKind, options: RepositoryOptions): AssetRepository {
-  return kind === 'sqlite' ? new SqliteAssetRepository(options.dataDir) : new FileAssetRepository(options.dataDir)
+  // PostgreSQL keeps asset records in the data dir's SQLite file until they move into the
+  // database (issue 23): of the two, the one several processes can open at once.
+  return kind === 'file' ? new FileAssetRepository(options.dataDir) : new SqliteAssetRepository(options.dataDir)
 }
 
 /** The filter and order of a list, shared by the file backend and the tests. */

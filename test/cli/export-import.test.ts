@@ -4,14 +4,14 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { EDITOR_KEY, STORES, auth, build, tempDir, type StoreName } from '../helper.js'
+import { DATA_DIR_STORES, EDITOR_KEY, auth, build, tempDir, type DataDirStoreName } from '../helper.js'
 import { SCHEMAS, dataDirWithSchemas } from '../openapi/fixtures.js'
 import { lectern } from './run.js'
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex')
 
 /** A data dir with the test collections, a few entries (a draft, references) and an asset. */
-async function seeded (t: Test, store: StoreName): Promise<{ dataDir: string, bodies: Map<string, string> }> {
+async function seeded (t: Test, store: DataDirStoreName): Promise<{ dataDir: string, bodies: Map<string, string> }> {
   const dataDir = dataDirWithSchemas(t)
   const app = await build(t, { CMS_STORE: store }, { dataDir, keepOpen: true })
   const write = async (url: string, payload: object): Promise<void> => {
@@ -47,7 +47,7 @@ function tree (dir: string): Map<string, Buffer> {
 
 const withoutTimestamps = (text: string): string => JSON.stringify(JSON.parse(text, (k, v: unknown) => k === '_created_at' || k === '_updated_at' ? undefined : v))
 
-for (const store of STORES) {
+for (const store of DATA_DIR_STORES) {
   t.test(`store=${store}: export, import, validate`, async t => {
     const { dataDir, bodies } = await seeded(t, store)
     const out = path.join(tempDir(t), 'export')

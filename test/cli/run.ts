@@ -1,11 +1,11 @@
 // Runs `lectern` in this process (main() with the entry file's data-dir opener), for the CLI tests.
 import { main, type CliContext } from '../../lib/cli/main.js'
 import { openDataDir } from '../../cli-data-dir.js'
-import type { StoreName } from '../helper.js'
+import type { DataDirStoreName } from '../helper.js'
 
 export interface Run { code: number, out: string, err: string }
 
-export async function lectern (args: string[], store: StoreName = 'sqlite', env: Record<string, string> = {}): Promise<Run> {
+export async function lectern (args: string[], store: DataDirStoreName = 'sqlite', env: Record<string, string> = {}): Promise<Run> {
   let out = ''
   let err = ''
   const ctx: CliContext = {

@@ -91,6 +91,20 @@ t.test('every setting is read', async t => {
   t.equal(c.compression, false)
 })
 
+t.test('CMS_STORE=postgres (contract §12): the database URL, and a pool of 10 by default', async t => {
+  const url = 'postgres://lectern:pw@db.internal:5432/lectern'
+  const c = loadConfig({ CMS_STORE: 'postgres', CMS_DATABASE_URL: url }, cwd)
+  t.equal(c.store, 'postgres')
+  t.equal(c.databaseUrl, url)
+  t.equal(c.databasePool, 10)
+  const d = loadConfig({ CMS_STORE: 'postgres', CMS_DATABASE_URL: 'postgresql:///lectern?host=/run/postgresql', CMS_DATABASE_POOL: '25' }, cwd)
+  t.equal(d.databaseUrl, 'postgresql:///lectern?host=/run/postgresql', 'a Unix socket form is accepted')
+  t.equal(d.databasePool, 25)
+  const e = loadConfig({ CMS_STORE: 'sqlite', CMS_DATABASE_URL: 'not a url' }, cwd)
+  t.equal(e.databaseUrl, null, 'the URL belongs to the postgres store only: ignored by the others')
+  t.equal(loadConfig({}, cwd).databaseUrl, null)
+})
+
 t.test('PORT is honoured when CMS_PORT is absent; the public URL follows the port', async t => {
   const c = loadConfig({ PORT: '4000' }, cwd)
   t.equal(c.port, 4000)
@@ -99,7 +113,13 @@ t.test('PORT is honoured when CMS_PORT is absent; the public URL follows the por
 })
 
 const bad: Array<[string, Record<string, string>, RegExp]> = [
-  ['unknown store', { CMS_STORE: 'mongo' }, /^CMS_STORE: must be 'sqlite' or 'file'/],
+  ['unknown store', { CMS_STORE: 'mongo' }, /^CMS_STORE: must be 'sqlite', 'file' or 'postgres', got 'mongo'$/],
+  ['postgres without a database URL', { CMS_STORE: 'postgres' }, /^CMS_DATABASE_URL: is required with CMS_STORE=postgres/],
+  ['postgres with an empty database URL', { CMS_STORE: 'postgres', CMS_DATABASE_URL: '  ' }, /^CMS_DATABASE_URL: is required/],
+  ['unparsable database URL', { CMS_STORE: 'postgres', CMS_DATABASE_URL: 'postgres://lectern:s3cretpw@db:port/x' }, /^CMS_DATABASE_URL: is not a valid URL \(expected postgres:\/\/user:password@host:port\/database\)$/],
+  ['database URL of another scheme', { CMS_STORE: 'postgres', CMS_DATABASE_URL: 'mysql://lectern:s3cretpw@db/x' }, /^CMS_DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/],
+  ['zero pool', { CMS_DATABASE_POOL: '0' }, /^CMS_DATABASE_POOL: must be between 1 and/],
+  ['fractional pool', { CMS_DATABASE_POOL: '2.5' }, /^CMS_DATABASE_POOL: must be a whole number/],
   ['unknown role', { CMS_API_KEYS: `${'a'.repeat(16)}:owner` }, /^CMS_API_KEYS: unknown role 'owner'/],
   ['pair without a role', { CMS_API_KEYS: 'a'.repeat(16) }, /^CMS_API_KEYS: each entry must be key:role/],
   ['short key', { CMS_API_KEY: 'short' }, /^CMS_API_KEY: a key must be at least 16 characters/],
@@ -139,5 +159,6 @@ for (const [what, env, message] of bad) {
     t.match(msg, message)
     t.notMatch(msg, /\n/, 'one line')
     t.notMatch(msg, /a{16}/, 'the key itself is never echoed')
+    t.notMatch(msg, /s3cretpw/, 'nor a database password')
   })
 }

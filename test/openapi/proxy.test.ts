@@ -7,7 +7,7 @@ import path from 'node:path'
 import sharp from 'sharp'
 import { request as send, type Dispatcher } from 'undici'
 import t, { type Test } from 'tap'
-import { KEYS_ENV, ROOT, STORES, freePort, startServer, tempDir, waitForHealth } from '../helper.js'
+import { KEYS_ENV, ROOT, STORES, freePort, startServer, storeEnv, tempDir, waitForHealth } from '../helper.js'
 import type { OpenApiDocument, Operation } from '../../lib/openapi/document.js'
 import { dataDirWithSchemas } from './fixtures.js'
 import { UPLOAD_LIMIT, trafficScript, type Call } from './traffic.js'
@@ -148,7 +148,7 @@ t.test('the traffic script through a validating proxy', async t => {
     await t.test(`store=${store}`, async t => {
       const port = await freePort()
       const dataDir = dataDirWithSchemas(t)
-      const server = startServer({ ...KEYS_ENV, CMS_UPLOAD_LIMIT: String(UPLOAD_LIMIT), CMS_STORE: store, CMS_SEED: 'false', CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir, CMS_LOG_LEVEL: 'warn' })
+      const server = startServer({ ...KEYS_ENV, CMS_UPLOAD_LIMIT: String(UPLOAD_LIMIT), ...await storeEnv(t, store, dataDir), CMS_SEED: 'false', CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir, CMS_LOG_LEVEL: 'warn' })
       t.teardown(async () => { server.child.kill(); await server.exited })
       await waitForHealth(t, port, server.exited)
       const doc = await (await fetch(`http://127.0.0.1:${port}/api/openapi.json`)).json() as OpenApiDocument

@@ -85,3 +85,13 @@ t.test('the data dir is locked while the instance is open: a second one on it fa
   const later = await start(t, dataDir)
   t.equal(later.app.dataSeeded, false)
 })
+
+t.test('CMS_STORE=postgres: no lock, several processes share the database and may share a data dir (contract §12)', async t => {
+  const dataDir = path.join(tempDir(t), 'data')
+  // The data plugin never connects: any well-formed URL will do.
+  const env = { CMS_STORE: 'postgres', CMS_DATABASE_URL: 'postgres://lectern:pw@127.0.0.1:1/lectern' }
+  const first = await start(t, dataDir, env)
+  const second = await start(t, dataDir, env)
+  t.ok(first.app.hasDecorator('dataSeeded') && second.app.hasDecorator('dataSeeded'), 'both started')
+  t.notOk(existsSync(path.join(dataDir, 'lectern.lock')), 'no lock file is made')
+})

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { build, tempDir } from '../helper.js'
+import { STORES, build, tempDir } from '../helper.js'
 import { readSampleEntries, examplesDir } from '../../lib/schema/examples.js'
 
 const published = { locale: null, environment: 'default' }
@@ -53,6 +53,21 @@ t.test('an existing data dir is not seeded, and a restart does not seed again', 
   t.notOk(await second.store.get(published, 'author', 'alan-turing'), 'a deleted sample does not come back')
   t.ok(await second.store.get(published, 'author', 'ada-lovelace'), 'the others are still there')
 })
+
+for (const store of STORES) {
+  t.test(`${store}: a first start on a store that already holds content inserts no samples`, async t => {
+    // A new types dir on a store written before: what a PostgreSQL replica with its own data
+    // dir meets when it joins a database in use.
+    const dataDir = path.join(tempDir(t), 'data')
+    const before = await build(t, { CMS_STORE: store, CMS_SEED: 'false' }, { dataDir, keepOpen: true })
+    await before.store.create(published, 'notes', { slug: 'kept', status: 'published', data: {} })
+    await before.close()
+    const joined = await build(t, { CMS_STORE: store, CMS_SEED: 'true', CMS_TYPES_DIR: path.join(tempDir(t), 'types') }, { dataDir })
+    t.equal(joined.dataSeeded, true, 'the example schemas are copied into the new types dir')
+    t.notOk(await joined.store.get(published, 'author', 'ada-lovelace'), 'but no sample entry is inserted')
+    t.ok(await joined.store.get(published, 'notes', 'kept'))
+  })
+}
 
 t.test('seeded entries are served by the API', async t => {
   const app = await build(t, { CMS_SEED: 'true' })

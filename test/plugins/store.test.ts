@@ -8,9 +8,9 @@ import configPlugin from '../../plugins/config.js'
 import dataPlugin from '../../plugins/data.js'
 import eventsPlugin from '../../plugins/events.js'
 import storePlugin from '../../plugins/store.js'
-import { createStore } from '../../lib/store/index.js'
+import { createStore, type StoreOptions } from '../../lib/store/index.js'
 import type { CollectionModel, ResolvedSchema, SchemaRegistry } from '../../types/schema.js'
-import { STORES, tempDir, testConfig, type Env } from '../helper.js'
+import { STORES, databaseUrlFor, storeEnv, tempDir, testConfig, type Env } from '../helper.js'
 
 const scope = { environment: 'default', locale: null }
 
@@ -58,36 +58,36 @@ for (const kind of STORES) {
   t.test(`store=${kind}`, async t => {
     t.test('decorates the configured store, open; closes it with the app; data survives', async t => {
       const dataDir = path.join(tempDir(t), 'data')
-      const app = await bare(t, dataDir, { CMS_STORE: kind })
+      const app = await bare(t, dataDir, await storeEnv(t, kind, dataDir))
       t.equal(app.store.kind, kind)
       await app.store.create(scope, 'posts', { slug: 'hello', status: 'published', data: { title: 'Hi' } })
       await app.close()
       await t.rejects(app.store.create(scope, 'posts', { slug: 'later', status: 'published', data: {} }), 'closed with the app')
-      const again = await bare(t, dataDir, { CMS_STORE: kind })
+      const again = await bare(t, dataDir, await storeEnv(t, kind, dataDir))
       t.equal((await again.store.get(scope, 'posts', 'hello'))?.data.title, 'Hi')
     })
 
     t.test('the change log keeps tombstones CMS_SYNC_RETENTION_DAYS', async t => {
       const dataDir = path.join(tempDir(t), 'data')
       // A delete ten days ago, by a store on a clock set back.
-      const past = createStore(kind, { dataDir, clock: () => new Date(Date.now() - 10 * 86_400_000) })
+      const past = createStore(kind, { dataDir, databaseUrl: await databaseUrlFor(t, kind, dataDir), clock: () => new Date(Date.now() - 10 * 86_400_000) })
       await past.open()
       await past.create(scope, 'posts', { slug: 'gone', status: 'published', data: {} })
       const tombstone = await past.delete(scope, 'posts', 'gone')
       await past.close()
-      const kept = await bare(t, dataDir, { CMS_STORE: kind, CMS_SYNC_RETENTION_DAYS: '11' })
+      const kept = await bare(t, dataDir, { ...await storeEnv(t, kind, dataDir), CMS_SYNC_RETENTION_DAYS: '11' })
       t.equal(await kept.store.changes.horizon(), 0, 'kept for 11 days')
       t.same((await kept.store.changes.since(0, 10, scope)).records.map(r => [r.seq, r.op]), [[tombstone, 'delete']])
       await kept.close()
       // Compaction at open, as the setting says.
-      const dropped = await bare(t, dataDir, { CMS_STORE: kind, CMS_SYNC_RETENTION_DAYS: '9' })
+      const dropped = await bare(t, dataDir, { ...await storeEnv(t, kind, dataDir), CMS_SYNC_RETENTION_DAYS: '9' })
       t.equal(await dropped.store.changes.horizon(), tombstone, 'dropped after 9')
       t.same((await dropped.store.changes.since(0, 10, scope)).records, [])
     })
 
     t.test('schema.created makes the storage location in every environment', async t => {
       const dataDir = path.join(tempDir(t), 'data')
-      const app = await bare(t, dataDir, { CMS_STORE: kind, CMS_ENVIRONMENTS: 'main,preview', CMS_LOCALES: 'en,fr' })
+      const app = await bare(t, dataDir, { ...await storeEnv(t, kind, dataDir), CMS_ENVIRONMENTS: 'main,preview', CMS_LOCALES: 'en,fr' })
       app.events.emit({ event: 'schema.created', name: 'articles' })
       if (kind === 'file') {
         const dirs = ['main/articles/en', 'main/articles/fr', 'preview/articles/en', 'preview/articles/fr'].map(d => path.join(dataDir, 'content', d))
@@ -102,7 +102,7 @@ for (const kind of STORES) {
 
     t.test('a close right after schema.created waits for the storage location, and nothing is written after it', async t => {
       const dataDir = path.join(tempDir(t), 'data')
-      const app = await bare(t, dataDir, { CMS_STORE: kind, CMS_ENVIRONMENTS: 'main,preview,staging', CMS_LOCALES: 'en,fr,de,it' })
+      const app = await bare(t, dataDir, { ...await storeEnv(t, kind, dataDir), CMS_ENVIRONMENTS: 'main,preview,staging', CMS_LOCALES: 'en,fr,de,it' })
       app.events.emit({ event: 'schema.created', name: 'articles' })
       await app.close()
       const content = path.join(dataDir, 'content')
@@ -133,4 +133,25 @@ t.test('indexes from the registry at start and after schema events (sqlite)', as
   t.ok(after.some(sql => sql.includes("'$.title'") && sql.includes("WHERE collection = 'posts'")))
   t.ok(after.some(sql => sql.includes("'$.email'") && sql.includes("WHERE collection = 'authors'")), 'every collection is prepared')
   t.equal((await app.store.list(scope, 'posts', { page: 1, perPage: 20, sort: [], status: 'all', q: null, fields: null, filters: [], after: null })).total, 0)
+})
+
+t.test('CMS_STORE=postgres: the store is made with CMS_DATABASE_URL and CMS_DATABASE_POOL (contract §12)', async t => {
+  const made: Array<{ kind: string, options: StoreOptions }> = []
+  const real = createStore('sqlite', { dataDir: tempDir(t) })
+  // The store's own tests open a real one (test/lib/store/); here only what the plugin hands it.
+  const { default: plugin } = await t.mockImport<typeof import('../../plugins/store.js')>('../../plugins/store.js', {
+    '../../lib/store/index.js': { createStore: (kind: string, options: StoreOptions) => { made.push({ kind, options }); return real } }
+  })
+  const app = Fastify()
+  const url = 'postgres://lectern:pw@127.0.0.1:5432/lectern'
+  await app.register(configPlugin, { config: testConfig(path.join(tempDir(t), 'data'), { CMS_STORE: 'postgres', CMS_DATABASE_URL: url, CMS_DATABASE_POOL: '3' }) })
+  await app.register(eventsPlugin)
+  await app.register(dataPlugin)
+  await app.register(plugin)
+  await app.ready()
+  t.teardown(() => app.close())
+  t.equal(made.length, 1)
+  t.equal(made[0]?.kind, 'postgres')
+  t.match(made[0]?.options, { databaseUrl: url, databasePool: 3 })
+  t.equal(app.store, real)
 })

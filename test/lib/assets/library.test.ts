@@ -6,7 +6,7 @@ import { AssetLibrary, servingHeaders, uploadName, type UploadPart } from '../..
 import { AssetRoots } from '../../../lib/assets/paths.js'
 import { createAssetRepository } from '../../../lib/assets/repository.js'
 import type { AssetEvent } from '../../../types/events.js'
-import { STORES, tempDir } from '../../helper.js'
+import { DATA_DIR_STORES, tempDir } from '../../helper.js'
 import { jpeg, png, SVG } from './fixtures.js'
 
 interface Logged { level: string, obj: object, msg?: string }
@@ -41,7 +41,7 @@ function file (filename: string, data: Buffer | Iterable<Buffer>): UploadPart {
   return { type: 'file', fieldname: 'file', filename, file: Readable.from(Buffer.isBuffer(data) ? [data] : data) }
 }
 
-for (const kind of STORES) {
+for (const kind of DATA_DIR_STORES) {
   t.test(`${kind}: missing metadata is rebuilt from the files on disk and logged`, async t => {
     const dataDir = tempDir(t)
     const assets = path.join(dataDir, 'assets')

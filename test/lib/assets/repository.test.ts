@@ -6,7 +6,7 @@ import { createAssetRepository, type AssetRepository } from '../../../lib/assets
 import { ASSET_INDEX_FILE } from '../../../lib/assets/file-repository.js'
 import { SQLITE_FILE } from '../../../lib/assets/sqlite-repository.js'
 import type { AssetMeta } from '../../../lib/assets/types.js'
-import { STORES, tempDir } from '../../helper.js'
+import { DATA_DIR_STORES, tempDir } from '../../helper.js'
 
 function meta (p: string, createdAt: string, extra: Partial<AssetMeta> = {}): AssetMeta {
   const at = p.lastIndexOf('/')
@@ -32,7 +32,7 @@ async function opened (t: Test, kind: 'sqlite' | 'file', dataDir: string, scanne
   return { repo, rebuilt, scans }
 }
 
-for (const kind of STORES) {
+for (const kind of DATA_DIR_STORES) {
   t.test(`${kind}: insert, get, remove, list order, filters and paging`, async t => {
     const { repo, rebuilt } = await opened(t, kind, tempDir(t))
     t.equal(rebuilt, 'missing', 'a new data dir has no metadata yet')
