@@ -15,6 +15,8 @@ export interface BusMessage {
 }
 
 export interface ClusterBus {
+  /** This process's mark on what it announces (a store announcing inside its transactions uses it too). */
+  readonly origin: string
   /** Whether announcements from other processes can arrive now (always true for LocalBus). */
   readonly listening: boolean
   /** Tells every other process; never this one, which acts on its own writes as it makes them. */
@@ -28,6 +30,7 @@ export interface ClusterBus {
 
 /** One process alone on its data: nothing to announce, nothing to hear. */
 export class LocalBus implements ClusterBus {
+  readonly origin = 'local'
   readonly listening = true
   async publish (): Promise<void> {}
   subscribe (): () => void {

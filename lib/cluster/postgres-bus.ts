@@ -8,7 +8,7 @@
 // A lost listening connection (database restarted, network cut: the connection ends, errors, or a
 // periodic check gets no answer) is retried with backoff until it is back; then `resync` tells
 // every cache that announcements may have been missed meanwhile.
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { Listeners, type BusMessage, type ClusterBus } from './bus.js'
 
@@ -30,10 +30,11 @@ export interface PostgresBusOptions {
   retryMaxMs?: number
 }
 
-/** The channel of a database schema's Lectern: an identifier of its own, whatever the schema's name. */
-export function channelFor (schema: string): string {
-  return `lectern_${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`
-}
+/**
+ * The channel of the connection's schema, as SQL: an identifier of its own whatever the schema's
+ * name. The store sends its writes' announcements on it from inside their transactions.
+ */
+export const CHANNEL_SQL = "'lectern_' || left(md5(current_schema()), 16)"
 
 /** A notification's text: who sent it (skipped by its sender), the topic and the data. */
 export function payload (origin: string, topic: string, data: Record<string, unknown>): string {
@@ -122,8 +123,9 @@ export class PostgresBus implements ClusterBus {
     })
     try {
       await client.connect()
-      const schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]?.schema ?? 'public'
-      this.channelName = channelFor(schema)
+      const channel = (await client.query<{ channel: string | null }>(`SELECT ${CHANNEL_SQL} AS channel`)).rows[0]?.channel ?? null
+      if (channel === null) throw new Error('the database connection has no current schema: check search_path')
+      this.channelName = channel
       // The channel is made here from a hash, never from input: safe to write into the statement.
       await client.query(`LISTEN ${this.channelName}`)
     } catch (err) {
