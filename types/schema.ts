@@ -128,6 +128,8 @@ export interface SchemaRegistry {
    * NOT_FOUND when no file; BAD_REQUEST when unparsable or its name differs.
    */
   readRaw: (name: string) => Promise<Record<string, unknown>>
+  /** Reads the types directory again, between writes: another process sharing it wrote to it. */
+  reload: () => Promise<void>
   /** POST /api/schemas: validates, writes `<name>.json` atomically, reloads. Returns the definition as written. */
   create: (definition: unknown) => Promise<SchemaDefinition>
   /** PUT /api/schemas/<name>: rewrites the existing file (`.json5` first). */

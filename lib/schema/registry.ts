@@ -42,7 +42,7 @@ export class SchemaFileRegistry implements SchemaRegistry {
   private readonly files: SchemaFiles
   private readonly log: RegistryLogger
   /** Every readable schema file, by name. */
-  private readonly known = new Map<string, KnownSchema>()
+  private known = new Map<string, KnownSchema>()
   private resolved = new Map<string, ResolvedSchema>()
   private models = new Map<string, CollectionModel>()
   /** Why a schema is left out (invalid definition, unknown parent, cycle). */
@@ -63,7 +63,8 @@ export class SchemaFileRegistry implements SchemaRegistry {
     for (const file of ignored) {
       this.log.warn({ file }, 'schema file ignored: its name is not a valid schema name (lowercase letters, digits, underscores)')
     }
-    this.known.clear()
+    // Read into a map of its own: a reload leaves the schemas in use until the new ones are read.
+    const known = new Map<string, KnownSchema>()
     for (const [name, file] of files) {
       const found = await this.files.read(name)
       if (found === null) continue
@@ -72,7 +73,7 @@ export class SchemaFileRegistry implements SchemaRegistry {
         this.log.warn({ schema: name, file: path.basename(file) }, `schema file skipped: it ${result.problem}`)
         continue
       }
-      this.known.set(name, {
+      known.set(name, {
         name,
         file,
         notation: result.notation,
@@ -80,8 +81,17 @@ export class SchemaFileRegistry implements SchemaRegistry {
         errors: result.kind === 'invalid' ? result.errors : []
       })
     }
+    this.known = known
     this.rebuild(null)
     this.log.info({ schemas: this.known.size, collections: this.models.size }, 'schemas loaded')
+  }
+
+  /**
+   * Reads the whole types directory again, between writes (another process sharing the directory
+   * wrote to it: contract §12).
+   */
+  async reload (): Promise<void> {
+    await this.exclusive(async () => { await this.load() })
   }
 
   /** Resolves in one go and recompiles the collections a change touches (all when `changed` is null). */

@@ -1,0 +1,63 @@
+// Other processes' writes (contract §12, several replicas on one database), heard on the cluster
+// bus (plugins/cluster.ts) and acted on here:
+// - content (announced by the store from inside each write's transaction; lib/content/remote.ts):
+//   the store's bucket, the response cache and the reverse-reference index follow; after a lost
+//   listening connection, every cached answer goes and the change log says what was missed;
+// - schemas (announced here after each schema write of this process; the types directory is
+//   shared): the registry reads it again, cached answers go and the reference plans follow.
+// Stores of one process have nobody else writing: nothing to do.
+import fp from 'fastify-plugin'
+import { RemoteChanges } from '../lib/content/remote.js'
+import { DEFAULT_ENVIRONMENT, type Scope } from '../types/scope.js'
+
+/** The topic the store announces its writes on (from inside their transactions). */
+export const CONTENT_TOPIC = 'content'
+/** The topic of schema writes. */
+export const SCHEMA_TOPIC = 'schema'
+
+export default fp(async (fastify) => {
+  const { config, cluster, store } = fastify
+  if (config.store !== 'postgres') return
+  const environments = config.environments.length > 0 ? config.environments : [DEFAULT_ENVIRONMENT]
+  const locales = config.locales.length > 0 ? config.locales : [null]
+  const scopes: Scope[] = environments.flatMap(environment => locales.map(locale => ({ environment, locale })))
+  const remote = new RemoteChanges({
+    store,
+    registry: fastify.schemas,
+    cache: fastify.responseCache,
+    references: fastify.references,
+    scopes,
+    log: fastify.log.child({ component: 'remote-changes' })
+  }, await store.changes.latestSeq())
+  const log = fastify.log.child({ component: 'remote-changes' })
+  // Schemas read again one reload after the other; a reload asked for during one runs once more after it.
+  let schemas: Promise<void> = Promise.resolve()
+  const reloadSchemas = (): void => {
+    schemas = schemas.then(async () => {
+      await fastify.schemas.reload()
+      fastify.responseCache.clear()
+      await fastify.references.schemasChanged()
+    }).catch((err: unknown) => { log.warn({ err }, 'reading the schemas another process wrote failed') })
+  }
+  const unsubscribe = cluster.subscribe(message => {
+    if (message.topic === CONTENT_TOPIC) void remote.changed(message.data)
+    else if (message.topic === SCHEMA_TOPIC) reloadSchemas()
+  })
+  const unresync = cluster.onResync(() => {
+    void remote.resync()
+    reloadSchemas()
+  })
+  const unlisten = fastify.events.on(event => {
+    if (!event.event.startsWith('schema.')) return
+    cluster.publish(SCHEMA_TOPIC, { event: event.event }).catch((err: unknown) => {
+      log.warn({ err }, 'could not announce a schema write to the other processes; they read it at their next resync')
+    })
+  })
+  fastify.addHook('onClose', async () => {
+    unsubscribe()
+    unresync()
+    unlisten()
+    await remote.settled()
+    await schemas
+  })
+}, { name: 'remote-changes', dependencies: ['config', 'cluster', 'events', 'store', 'schemas', 'cache', 'references'], fastify: '5.x' })
