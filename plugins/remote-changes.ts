@@ -7,13 +7,9 @@
 //   shared): the registry reads it again, cached answers go and the reference plans follow.
 // Stores of one process have nobody else writing: nothing to do.
 import fp from 'fastify-plugin'
+import { CONTENT_TOPIC, SCHEMA_TOPIC } from '../lib/cluster/bus.js'
 import { RemoteChanges } from '../lib/content/remote.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../types/scope.js'
-
-/** The topic the store announces its writes on (from inside their transactions). */
-export const CONTENT_TOPIC = 'content'
-/** The topic of schema writes. */
-export const SCHEMA_TOPIC = 'schema'
 
 export default fp(async (fastify) => {
   const { config, cluster, store } = fastify

@@ -24,6 +24,7 @@ export default fp(async (fastify) => {
     entryCacheBytes: config.entryCacheBytes,
     databaseUrl: config.databaseUrl ?? undefined,
     databasePool: config.databasePool,
+    origin: fastify.cluster.origin,
     log: fastify.log.child({ component: 'store' })
   })
   await store.open()
@@ -51,4 +52,4 @@ export default fp(async (fastify) => {
     await fastify.events.settled()
     await store.close()
   })
-}, { name: 'store', dependencies: ['config', 'events', 'data'], fastify: '5.x' })
+}, { name: 'store', dependencies: ['config', 'events', 'data', 'cluster'], fastify: '5.x' })

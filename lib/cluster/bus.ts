@@ -8,6 +8,11 @@
 // listen for `resync`, which says announcements may have been missed (the connection is back),
 // and drop or re-read everything it holds.
 
+/** The topic of content writes: the store announces each from inside its transaction (seq, environment, locale, collection, slug). */
+export const CONTENT_TOPIC = 'content'
+/** The topic of schema writes (the types directory is shared). */
+export const SCHEMA_TOPIC = 'schema'
+
 /** What one process announces: a topic and a small JSON object (PostgreSQL caps a payload near 8,000 bytes). */
 export interface BusMessage {
   topic: string

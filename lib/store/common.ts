@@ -35,6 +35,8 @@ export interface StoreOptions {
   databaseUrl?: string
   /** CMS_DATABASE_POOL: the PostgreSQL store's query connections (default 10), besides its listening one. */
   databasePool?: number
+  /** The PostgreSQL store's mark on the writes it announces (the cluster bus's origin: lib/cluster/bus.ts), so this process skips its own. */
+  origin?: string
 }
 
 export const ENTRY_STATUSES: readonly EntryStatus[] = ['draft', 'published']

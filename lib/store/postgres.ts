@@ -18,7 +18,8 @@
 // entries would hook in at `noteChange`, the place a NOTIFY from another process lands.
 // Every call made while the database is unreachable rejects with UNAVAILABLE (503), never hangs:
 // connections and queries have time limits, and the pool reconnects by itself.
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
+import { CHANNEL_SQL } from '../cluster/postgres-bus.js'
 import pg from 'pg'
 import { CmsError } from '../errors.js'
 import { jsonbText, numbered, pgText, postgresDialect } from '../query/postgres-dialect.js'
@@ -192,7 +193,7 @@ export class PostgresStore implements ContentStore {
       this.identity = identity
       const changeLog = new PostgresChangeLog(
         { query: async (text, values) => await this.run(text, values), locked: async work => await this.locked(work) },
-        identity.channel, storeChangeLogOptions(this.options))
+        { channel: identity.channel, origin: this.options.origin ?? randomUUID() }, storeChangeLogOptions(this.options))
       this.changeLog = changeLog
       await changeLog.open()
     } catch (err) {
@@ -210,7 +211,7 @@ export class PostgresStore implements ContentStore {
   private async whoAmI (pool: pg.Pool): Promise<Identity> {
     const { rows } = await pool.query(`SELECT current_schema() AS schema,
       hashtextextended('lectern:write:' || current_schema(), 0)::text AS write_lock,
-      'lectern_' || left(md5(current_schema()), 16) AS channel`)
+      ${CHANNEL_SQL} AS channel`)
     const row = rows[0] as { schema: string | null, write_lock: string | null, channel: string | null }
     if (row.schema === null || row.write_lock === null || row.channel === null) throw new Error('the database connection has no current schema: check search_path')
     return { schema: row.schema, writeLock: row.write_lock, channel: row.channel }

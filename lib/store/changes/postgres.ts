@@ -6,6 +6,7 @@
 // transaction becomes visible before its locks are released). So no lower seq can commit after a
 // higher one is readable, and `since` may read "seq > N" without gaps. A rolled-back savepoint
 // gives its seq back with the counter; a committed seq is never handed out again.
+import { CONTENT_TOPIC } from '../../cluster/bus.js'
 import type pg from 'pg'
 import {
   COMPACTION_INTERVAL_MS, checkChange, checkPageArguments, resolveChangeLogOptions, retentionCutoff,
@@ -60,14 +61,19 @@ const RECORD_SQL = `
   INSERT INTO change_log (seq, environment, locale, collection, slug, op, status, at)
   SELECT value, $1, $2, $3, $4, $5, $6, $7 FROM next
   ON CONFLICT (environment, collection, locale, slug) DO UPDATE SET seq = excluded.seq, op = excluded.op, status = excluded.status, at = excluded.at
-  RETURNING seq, pg_notify($8, json_build_object('seq', seq, 'environment', environment, 'locale', $9::text, 'collection', collection)::text)`
+  RETURNING seq, pg_notify($8, json_build_object('o', $10::text, 't', $11::text,
+    'd', json_build_object('seq', seq, 'environment', environment, 'locale', $9::text, 'collection', collection, 'slug', slug))::text)`
 
 export class PostgresChangeLog implements ChangeLog {
   private readonly options: ResolvedChangeLogOptions
   private lastCompactionCheck = 0
   private compactionTimer: NodeJS.Timeout | null = null
 
-  constructor (private readonly db: ChangeLogDatabase, private readonly channel: string, options: ChangeLogOptions) {
+  /**
+   * `announce`: the cluster bus's channel and this process's mark on what it sends (lib/cluster:
+   * the payload's form is postgres-bus.ts `payload`), so other processes hear each change.
+   */
+  constructor (private readonly db: ChangeLogDatabase, private readonly announce: { channel: string, origin: string }, options: ChangeLogOptions) {
     this.options = resolveChangeLogOptions(options)
   }
 
@@ -86,7 +92,8 @@ export class PostgresChangeLog implements ChangeLog {
   async record (client: Queryable, change: Change): Promise<number> {
     checkChange(change)
     const { rows } = await client.query(RECORD_SQL, [
-      change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at, this.channel, change.locale
+      change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at,
+      this.announce.channel, change.locale, this.announce.origin, CONTENT_TOPIC
     ])
     this.compactIfDue()
     return Number((rows[0] as { seq: string }).seq)
