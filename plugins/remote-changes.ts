@@ -39,6 +39,8 @@ export default fp(async (fastify) => {
     if (message.topic === CONTENT_TOPIC) void remote.changed(message.data)
     else if (message.topic === SCHEMA_TOPIC) reloadSchemas()
   })
+  // Other processes' writes can no longer be heard of: no cached answer may outlive that by long.
+  const unlost = cluster.onLost(() => { fastify.responseCache.clear() })
   const unresync = cluster.onResync(() => {
     void remote.resync()
     reloadSchemas()
@@ -52,6 +54,7 @@ export default fp(async (fastify) => {
   fastify.addHook('onClose', async () => {
     unsubscribe()
     unresync()
+    unlost()
     unlisten()
     await remote.settled()
     await schemas

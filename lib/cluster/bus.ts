@@ -30,6 +30,8 @@ export interface ClusterBus {
   subscribe: (listener: (message: BusMessage) => void) => () => void
   /** Calls `listener` when announcements may have been missed (after a lost connection came back). */
   onResync: (listener: () => void) => () => void
+  /** Calls `listener` when announcements stop arriving (the listening connection is lost), until `resync`. */
+  onLost: (listener: () => void) => () => void
   close: () => Promise<void>
 }
 
@@ -43,6 +45,10 @@ export class LocalBus implements ClusterBus {
   }
 
   onResync (): () => void {
+    return () => {}
+  }
+
+  onLost (): () => void {
     return () => {}
   }
 

@@ -67,12 +67,14 @@ export class PostgresBus implements ClusterBus {
   private retryMs: number
   private readonly messages: Listeners<[BusMessage]>
   private readonly resyncs: Listeners<[]>
+  private readonly losses: Listeners<[]>
 
   constructor (private readonly options: PostgresBusOptions) {
     this.retryMs = options.retryMinMs ?? 100
     const onError = (err: unknown): void => { options.log.warn({ err }, 'a cluster bus listener failed') }
     this.messages = new Listeners(onError)
     this.resyncs = new Listeners(onError)
+    this.losses = new Listeners(onError)
   }
 
   get listening (): boolean {
@@ -102,6 +104,10 @@ export class PostgresBus implements ClusterBus {
 
   onResync (listener: () => void): () => void {
     return this.resyncs.add(listener)
+  }
+
+  onLost (listener: () => void): () => void {
+    return this.losses.add(listener)
   }
 
   async close (): Promise<void> {
@@ -165,6 +171,7 @@ export class PostgresBus implements ClusterBus {
     void client.end().catch(() => {})
     if (this.closed) return
     this.options.log.warn({ err }, 'cluster bus: the listening connection is lost; connecting again')
+    this.losses.call()
     this.retry()
   }
 

@@ -14,8 +14,6 @@ import { until } from '../lib/webhooks/receiver.js'
  * one runs and reports, but does not fail the suite, until the piece lands and its mark is removed.
  */
 export const MISSING = {
-  store: 'CMS_STORE=postgres: the PostgresStore (branch pgstore) and its settings (branch harness)',
-  listen: 'cross-replica cache invalidation through LISTEN/NOTIFY',
   outbox: 'the webhook outbox in the database (one replica claims each delivery)'
 } as const
 

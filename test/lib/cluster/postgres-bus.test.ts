@@ -32,6 +32,7 @@ t.test('LocalBus: alone, nothing to hear', async t => {
   await bus.publish()
   bus.subscribe()()
   bus.onResync()()
+  bus.onLost()()
   await bus.close()
 })
 
@@ -68,8 +69,10 @@ t.test('a lost listening connection comes back by itself, and says announcements
   await bus.start()
   await peer.start()
   let resyncs = 0
+  let losses = 0
   bus.onResync(() => { resyncs++ })
   bus.onResync(() => { throw new Error('a failing listener does not stop the others') })
+  bus.onLost(() => { losses++ })
   const heard: BusMessage[] = []
   bus.subscribe(m => { heard.push(m) })
   const admin = new pg.Client({ connectionString: url })
@@ -79,6 +82,7 @@ t.test('a lost listening connection comes back by itself, and says announcements
   const cut = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name])
   t.equal(cut.rowCount, 1)
   await until(() => resyncs > 0 ? true : undefined)
+  t.equal(losses, 1, 'the loss was told first')
   t.equal(bus.listening, true, 'listening again')
   await peer.publish('content', { seq: 1 })
   await until(() => heard.length > 0 ? true : undefined)
