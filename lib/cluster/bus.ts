@@ -37,7 +37,7 @@ export interface ClusterBus {
 
 /** One process alone on its data: nothing to announce, nothing to hear. */
 export class LocalBus implements ClusterBus {
-  readonly origin = 'local'
+  readonly origin: string = 'local'
   readonly listening = true
   async publish (): Promise<void> {}
   subscribe (): () => void {

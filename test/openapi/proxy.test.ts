@@ -142,6 +142,9 @@ function unseenStatuses (doc: OpenApiDocument, seen: Set<string>): string[] {
   return unseen
 }
 
+// A server and a Prism proxy per store, each replaying the whole script: a minute or so each on a busy machine.
+t.setTimeout(Math.max(120_000, STORES.length * 90_000))
+
 t.test('the traffic script through a validating proxy', async t => {
   const png = new Uint8Array(await sharp({ create: { width: 4, height: 4, channels: 3, background: 'red' } }).png().toBuffer())
   for (const store of STORES) {

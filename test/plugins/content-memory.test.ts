@@ -16,7 +16,7 @@ const URLS = [
   '/api/content/posts/post-07', '/api/content/posts/post-07?_resolve=1', '/api/content/authors?_resolve=1'
 ]
 
-eachStore(t, async (t, _store, env) => {
+eachStore(t, async (t, store, env) => {
   t.test('kept texts within CMS_TEXT_CACHE_BYTES: never over it, and every answer the one made without texts', async t => {
     // With no text kept, every answer is serialized whole: the reference.
     const plain = await setup(t, { ...env, CMS_CACHE_MAX: '0', CMS_TEXT_CACHE_BYTES: '0' }, { keepOpen: true })
@@ -41,8 +41,12 @@ eachStore(t, async (t, _store, env) => {
       if (texts.bytes > TEXT_BYTES) t.fail(`${url}: ${texts.bytes} bytes of texts kept`)
       most = Math.max(most, texts.bytes)
     }
-    t.ok(most > TEXT_BYTES / 2, `texts were kept up to the bound (${most} bytes at most)`)
-    t.ok(texts.count > 0, `${texts.count} texts kept at the end`)
+    // Texts are kept per stored entry; the PostgreSQL store reads every entry afresh (another
+    // process may have written it), so there only the bound and the answers are checked.
+    if (store !== 'postgres') {
+      t.ok(most > TEXT_BYTES / 2, `texts were kept up to the bound (${most} bytes at most)`)
+      t.ok(texts.count > 0, `${texts.count} texts kept at the end`)
+    }
   })
 
   t.test('CMS_BODY_POOL_BYTES: 0 pools no body; the default pools a large page the cache does not keep', async t => {

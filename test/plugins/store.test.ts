@@ -8,6 +8,9 @@ import configPlugin from '../../plugins/config.js'
 import dataPlugin from '../../plugins/data.js'
 import eventsPlugin from '../../plugins/events.js'
 import storePlugin from '../../plugins/store.js'
+import clusterPlugin from '../../plugins/cluster.js'
+import fp from 'fastify-plugin'
+import { LocalBus } from '../../lib/cluster/bus.js'
 import { createStore, type StoreOptions } from '../../lib/store/index.js'
 import type { CollectionModel, ResolvedSchema, SchemaRegistry } from '../../types/schema.js'
 import { STORES, databaseUrlFor, storeEnv, tempDir, testConfig, type Env } from '../helper.js'
@@ -39,6 +42,7 @@ async function bare (t: Test, dataDir: string, env: Env, schemas?: ResolvedSchem
   await app.register(eventsPlugin)
   await app.register(dataPlugin)
   if (schemas !== undefined) app.decorate('schemas', fakeRegistry(schemas) as SchemaRegistry)
+  await app.register(clusterPlugin)
   await app.register(storePlugin)
   await app.ready()
   t.teardown(() => app.close())
@@ -147,11 +151,14 @@ t.test('CMS_STORE=postgres: the store is made with CMS_DATABASE_URL and CMS_DATA
   await app.register(configPlugin, { config: testConfig(path.join(tempDir(t), 'data'), { CMS_STORE: 'postgres', CMS_DATABASE_URL: url, CMS_DATABASE_POOL: '3' }) })
   await app.register(eventsPlugin)
   await app.register(dataPlugin)
+  // The bus the store announces its writes on (its origin goes to the store), without a database here.
+  class Bus extends LocalBus { override readonly origin: string = 'this-process' }
+  await app.register(fp(async f => { f.decorate('cluster', new Bus()) }, { name: 'cluster' }))
   await app.register(plugin)
   await app.ready()
   t.teardown(() => app.close())
   t.equal(made.length, 1)
   t.equal(made[0]?.kind, 'postgres')
-  t.match(made[0]?.options, { databaseUrl: url, databasePool: 3 })
+  t.match(made[0]?.options, { databaseUrl: url, databasePool: 3, origin: 'this-process' })
   t.equal(app.store, real)
 })

@@ -11,6 +11,7 @@ import configPlugin from '../../plugins/config.js'
 import dataPlugin from '../../plugins/data.js'
 import eventsPlugin from '../../plugins/events.js'
 import storePlugin from '../../plugins/store.js'
+import clusterPlugin from '../../plugins/cluster.js'
 import webhooksPlugin, { OUTBOX_FILE } from '../../plugins/webhooks.js'
 import type { CmsEvent } from '../../types/events.js'
 import { tempDir, testConfig, type Env } from '../helper.js'
@@ -38,6 +39,7 @@ async function bare (t: Test, env: Env): Promise<Built> {
   await app.register(dataPlugin)
   await app.register(eventsPlugin)
   // The store's change log: a start announces the changes the outbox never recorded.
+  await app.register(clusterPlugin)
   await app.register(storePlugin)
   await app.register(webhooksPlugin)
   // A write route as the real ones are: emit, then reply.
@@ -100,6 +102,7 @@ t.test('the delivery is in the outbox before the reply is sent', async t => {
   await app.register(configPlugin, { config: testConfig(dataDir, { CMS_WEBHOOKS: r.url }) })
   await app.register(dataPlugin)
   await app.register(eventsPlugin)
+  await app.register(clusterPlugin)
   await app.register(storePlugin)
   await app.register(webhooksPlugin)
   let seen = -1
@@ -160,6 +163,7 @@ t.test('the outbox and its agent are closed with the app', async t => {
   await app.register(configPlugin, { config: testConfig(dataDir, { CMS_WEBHOOKS: r.url }) })
   await app.register(dataPlugin)
   await app.register(eventsPlugin)
+  await app.register(clusterPlugin)
   await app.register(storePlugin)
   await app.register(webhooksPlugin)
   await app.ready()
