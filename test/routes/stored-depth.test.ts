@@ -51,6 +51,12 @@ async function prepare (t: Test, store: StoreName): Promise<string> {
 const slugs = (body: { items: Array<{ _slug: string }> }): string[] => body.items.map(i => i._slug)
 
 eachStore(t, async (t, store, env: Env) => {
+  // Rows from before the API's nesting limit, or files written by hand: the PostgreSQL store is
+  // newer than the limit, and its rows are written through the API (whose limit the body check holds).
+  if (store === 'postgres') {
+    t.comment('skipped on postgres: no data of it predates the API\'s nesting limit')
+    return
+  }
   t.test('start, filters, sorts and reads with data past the API limit', async t => {
     const dataDir = await prepare(t, store)
     const app = await build(t, env, { dataDir })
