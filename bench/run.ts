@@ -14,7 +14,8 @@
 // `lectern export`, with --data-dir and with --server: each creates the SQLite collection's --list-entries itself when no
 // earlier phase did; `--only postgres` the PostgreSQL rows, on an embedded server of their own),
 // --rows <regular expression> (only the rows whose name it matches; the phases still set up their data),
-// --cpu-prof DIR (every Lectern server writes a V8 CPU profile there when it stops: node --cpu-prof).
+// --cpu-prof DIR (every Lectern server writes a V8 CPU profile there when it stops: node --cpu-prof),
+// --postgres-explain FILE (the postgres phase's database logs there the plan of every statement of 20 ms or more).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http, { type IncomingHttpHeaders } from 'node:http'
@@ -26,7 +27,7 @@ import autocannon, { type Request as CannonRequest, type Result } from 'autocann
 import { chromium } from 'playwright-core'
 import sharp from 'sharp'
 import { CHROMIUM, CHROMIUM_ARGS, gzippedJavaScriptBytes, navigationMs } from './admin-page.js'
-import { startPostgres } from './postgres.js'
+import { startPostgres, type BenchPostgres } from './postgres.js'
 
 const { values: opts } = parseArgs({
   options: {
@@ -42,7 +43,8 @@ const { values: opts } = parseArgs({
     only: { type: 'string', default: 'create,get,list,resolve,pull,sync,export,transform,admin,postgres' },
     stores: { type: 'string', default: 'sqlite,file' },
     rows: { type: 'string', default: '' },
-    'cpu-prof': { type: 'string', default: '' }
+    'cpu-prof': { type: 'string', default: '' },
+    'postgres-explain': { type: 'string', default: '' }
   }
 })
 const ENTRIES = Number(opts.entries)
@@ -85,6 +87,8 @@ interface Round {
   ratio: number
   client_cpu: { lectern: number, baseline: number }
   server_cpu_us: { lectern: number | null, baseline: number | null }
+  /** On PostgreSQL, its processes' CPU time per request of Lectern's run, besides Lectern's own (approximate: see groupCpuUs). */
+  database_cpu_us?: number | null
 }
 interface Row {
   name: string
@@ -145,7 +149,13 @@ function firstPort (): number {
 }
 let nextPort = firstPort()
 
-interface Running { url: string, child: ChildProcess, stop: () => Promise<void> }
+interface Running {
+  url: string
+  child: ChildProcess
+  stop: () => Promise<void>
+  /** On PostgreSQL, the database's processes (for their CPU time). */
+  database?: () => number[]
+}
 
 async function waitHealthy (url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000
@@ -175,10 +185,10 @@ function startNode (script: string, args: string[], env: NodeJS.ProcessEnv, stdo
 }
 
 /** The PostgreSQL phase's database while it runs (bench/postgres.ts). */
-let databaseUrl: string | null = null
+let postgres: BenchPostgres | null = null
 
 async function startLectern (store: ServerStore, dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  if (store === 'postgres' && databaseUrl === null) throw new Error('no PostgreSQL server: the postgres phase starts one')
+  if (store === 'postgres' && postgres === null) throw new Error('no PostgreSQL server: the postgres phase starts one')
   const port = nextPort++
   const child = startNode(serverJs, [], {
     PATH: process.env.PATH ?? '',
@@ -189,13 +199,13 @@ async function startLectern (store: ServerStore, dataDir: string, env: Record<st
     CMS_SEED: 'false',
     CMS_LOG_LEVEL: 'warn',
     CMS_BODY_LIMIT: '10485760',
-    ...(store === 'postgres' ? { CMS_DATABASE_URL: databaseUrl ?? '' } : {}),
+    ...(store === 'postgres' ? { CMS_DATABASE_URL: postgres?.url ?? '' } : {}),
     ...env
   }, 'inherit', LECTERN_NODE_ARGS)
   pinServer(child)
   const url = `http://127.0.0.1:${port}`
   await waitHealthy(url, child)
-  return { url, child, stop: async () => { await stopChild(child) } }
+  return { url, child, stop: async () => { await stopChild(child) }, ...(store === 'postgres' ? { database: postgres?.pids } : {}) }
 }
 
 let baselines = 0
@@ -294,9 +304,23 @@ function processCpuUs (pid: number | undefined): number | null {
   } catch { return null }
 }
 
-/** A server under load: where to send requests, and its process (for its CPU time). */
-interface Target { url: string, pid: number | undefined }
-interface Timed { measure: Measure, clientCpu: number, serverCpuUs: number | null }
+/**
+ * The CPU time so far of a group of processes (a database's), in µs; null for none. A process
+ * gone meanwhile counts 0, so across a run this misses the processes that end or start during it
+ * (a pool's connections stay for the run: their backends are counted).
+ */
+function groupCpuUs (pids: number[]): number | null {
+  return pids.length === 0 ? null : pids.reduce((sum, pid) => sum + (processCpuUs(pid) ?? 0), 0)
+}
+
+/** `after - before` per request, in µs to one decimal; null when either is unknown or nothing was answered. */
+function perRequestUs (before: number | null, after: number | null, requests: number): number | null {
+  return before === null || after === null || requests === 0 ? null : Math.round((after - before) / requests * 10) / 10
+}
+
+/** A server under load: where to send requests, and its process (for its CPU time), and its database's processes when it has one. */
+interface Target { url: string, pid: number | undefined, database?: (() => number[]) | undefined }
+interface Timed { measure: Measure, clientCpu: number, serverCpuUs: number | null, databaseCpuUs: number | null }
 
 /**
  * One measured run, with the share of its core this process (the load generator) used meanwhile
@@ -305,15 +329,21 @@ interface Timed { measure: Measure, clientCpu: number, serverCpuUs: number | nul
 async function timedRun (target: Target, request: Load): Promise<Timed> {
   const cpu = process.cpuUsage()
   const server0 = processCpuUs(target.pid)
+  const database = target.database?.() ?? []
+  const database0 = groupCpuUs(database)
   const start = performance.now()
   const result = await cannon(target.url, request)
   const used = process.cpuUsage(cpu)
   const server1 = processCpuUs(target.pid)
+  const database1 = groupCpuUs(database)
   const clientCpu = (used.user + used.system) / 1000 / Math.max(1, performance.now() - start)
-  const serverCpuUs = server0 === null || server1 === null || result.requests.total === 0
-    ? null
-    : Math.round((server1 - server0) / result.requests.total * 10) / 10
-  return { measure: toMeasure(result), clientCpu: Math.round(clientCpu * 100) / 100, serverCpuUs }
+  const requests = result.requests.total
+  return {
+    measure: toMeasure(result),
+    clientCpu: Math.round(clientCpu * 100) / 100,
+    serverCpuUs: perRequestUs(server0, server1, requests),
+    databaseCpuUs: perRequestUs(database0, database1, requests)
+  }
 }
 
 /**
@@ -352,7 +382,8 @@ async function measurePair (
       baseline: b.measure.reqPerSec,
       ratio: Math.round(l.measure.reqPerSec / Math.max(1, b.measure.reqPerSec) * 1000) / 1000,
       client_cpu: { lectern: l.clientCpu, baseline: b.clientCpu },
-      server_cpu_us: { lectern: l.serverCpuUs, baseline: b.serverCpuUs }
+      server_cpu_us: { lectern: l.serverCpuUs, baseline: b.serverCpuUs },
+      ...(lecternServer.database === undefined ? {} : { database_cpu_us: l.databaseCpuUs })
     })
   }
   const cpuRatios = rounds.flatMap(r => r.server_cpu_us.lectern !== null && r.server_cpu_us.baseline !== null && r.server_cpu_us.lectern > 0
@@ -360,6 +391,13 @@ async function measurePair (
     : [])
   const cpuRatio = cpuRatios.length === rounds.length ? Math.round(median(cpuRatios) * 1000) / 1000 : null
   return { lectern: combine(lectern), baseline: combine(baseline), ratio: median(rounds.map(r => r.ratio)), cpuRatio, rounds }
+}
+
+/** Where a request's server-side CPU went, Lectern's process and its database's (medians of the rounds, µs per request). */
+function cpuNote (lectern: Array<number | null>, database: Array<number | null>): string {
+  const known = (values: Array<number | null>): number[] => values.filter((v): v is number => v !== null)
+  const at = (values: Array<number | null>): string => known(values).length === 0 ? '?' : String(Math.round(median(known(values))))
+  return `CPU per request: Lectern ${at(lectern)} µs, PostgreSQL ${at(database)} µs`
 }
 
 /** The headers that describe a body (what it is, how it is encoded), which the baseline sends too. */
@@ -400,7 +438,7 @@ async function compare (
     // The baseline is sent the very same requests (path, query, headers): the ratio leaves out
     // what HTTP and Fastify spend reading them, on both sides.
     measured = await measurePair(
-      { url: server.url, pid: server.child.pid },
+      { url: server.url, pid: server.child.pid, database: server.database },
       { ...request, headers: { ...headers, ...request.headers } },
       { url: base.url, pid: base.child.pid })
   } finally {
@@ -412,6 +450,7 @@ async function compare (
   if (target.p99 !== undefined) pass &&= lectern.p99 <= target.p99
   // A row with no target gets no verdict (its errors are in results.json).
   const row: Row = { name, store, lectern, baseline, ratio, cpu_ratio: cpuRatio, rounds, target: target.text, pass: target.none === true ? null : pass }
+  if (server.database !== undefined) row.note = cpuNote(rounds.map(r => r.server_cpu_us.lectern), rounds.map(r => r.database_cpu_us ?? null))
   rows.push(row)
   printRow(row)
   return row
@@ -1007,10 +1046,13 @@ async function postgresEntryRows (): Promise<void> {
   let server = await startLectern('postgres', dataDir, { CMS_CACHE_MAX: '0' })
   try {
     await createSchemas(server)
+    const before = { lectern: processCpuUs(server.child.pid), database: groupCpuUs(server.database?.() ?? []) }
     const m = toMeasure(await createEntries(server, 0, entries))
+    const note = cpuNote([perRequestUs(before.lectern, processCpuUs(server.child.pid), entries)],
+      [perRequestUs(before.database, groupCpuUs(server.database?.() ?? []), entries)])
     const createName = `create (${entries} entries, durable)`
     if (wanted(createName)) {
-      const row: Row = { name: createName, store: 'postgres', lectern: m, baseline: null, ratio: null, target: '>= 1000 creates/s', pass: m.errors === 0 && m.reqPerSec >= 1000 }
+      const row: Row = { name: createName, store: 'postgres', lectern: m, baseline: null, ratio: null, target: '>= 1000 creates/s', pass: m.errors === 0 && m.reqPerSec >= 1000, note }
       rows.push(row)
       printRow(row)
     }
@@ -1045,14 +1087,15 @@ async function postgresEntryRows (): Promise<void> {
  * it with CMS_STORE=postgres; the rows above, then the full pull of that same collection.
  */
 async function postgresPhase (): Promise<void> {
-  const database = await startPostgres(nextPort++)
+  const explain = opts['postgres-explain']
+  const database = await startPostgres(nextPort++, explain === '' ? undefined : path.resolve(explain))
   if (PINNED) for (const pid of database.pids()) pin(pid, 0)
-  databaseUrl = database.url
+  postgres = database
   try {
     await postgresEntryRows()
     await pullPhase('postgres')
   } finally {
-    databaseUrl = null
+    postgres = null
     await database.stop()
   }
 }
