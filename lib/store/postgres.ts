@@ -20,6 +20,7 @@
 // connections and queries have time limits, and the pool reconnects by itself.
 import { createHash, randomUUID } from 'node:crypto'
 import { CHANNEL_SQL } from '../cluster/postgres-bus.js'
+import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import { CmsError } from '../errors.js'
 import { jsonbText, numbered, pgText, postgresDialect } from '../query/postgres-dialect.js'
@@ -55,6 +56,10 @@ const DDL_TIMEOUT_MS = 600_000
 const MAX_COLLECTION_INDEXES = 24
 const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, doc'
 const ENTRIES_PAGE = 500
+/** List counts kept (see `counts`). */
+const COUNTS_KEPT = 1000
+/** Writes after which the planner's statistics are gathered again, at least (and at least the rows they were gathered over). */
+const ANALYZE_WRITES = 1000
 
 interface EntryRow {
   slug: string
@@ -148,6 +153,17 @@ export class PostgresStore implements ContentStore {
   private readonly revisions = new Map<string, number>()
   private lastRevision = 0
   private openRevision = 0
+  /**
+   * Counts of list queries, each with its bucket's revision when it was read: valid while that
+   * revision stands, which every write to the bucket moves (this process's at commit, another's
+   * when its announcement is heard: noteChange). A count whose bucket moved while it was read is
+   * not kept.
+   */
+  private readonly counts = new LRUCache<string, { revision: number, count: number }>({ max: COUNTS_KEPT })
+  /** Rows written since the planner's statistics were last gathered (ANALYZE), and rows then. */
+  private writesSinceAnalyze = 0
+  private analyzedRows = 0
+  private analyzing = false
   /** The calls on the database under way: close lets them finish (a read sent before close answers). */
   private readonly inFlight = new Set<Promise<void>>()
   /** Whether the last call found the database unreachable (logged once per outage). */
@@ -408,28 +424,34 @@ export class PostgresStore implements ContentStore {
   private async listNow (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     const params: Params = [scope.environment, collection, localeKey(scope)]
     const where = ['environment = ? AND collection = ? AND locale = ?', ...sql.conditionsSql(query, params)].join(' AND ')
-    if (query.after !== null) return await this.listAfter(query, query.after, where, params)
+    if (query.after !== null) return await this.listAfter(scope, collection, query, query.after, where, params)
     const orderParams: Params = []
     const order = sql.orderSql(query.sort, orderParams)
     const offset = (query.page - 1) * query.perPage
     const pageParams = [...params, ...orderParams, query.perPage, offset]
     const [total, page] = await Promise.all([
-      this.count(where, params),
+      this.count(scope, collection, where, params),
       this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, pageParams)
     ])
     return { items: (page.rows as EntryRow[]).map(toEntry), total }
   }
 
-  private async count (where: string, params: Params): Promise<number> {
+  private async count (scope: Scope, collection: string, where: string, params: Params): Promise<number> {
+    const revision = this.revision(scope, collection)
+    const key = `${where}\u0000${JSON.stringify(params)}`
+    const kept = this.counts.get(key)
+    if (kept !== undefined && kept.revision === revision) return kept.count
     const { rows } = await this.query(`SELECT count(*) AS n FROM entries WHERE ${where}`, params)
-    return Number((rows[0] as { n: string }).n)
+    const count = Number((rows[0] as { n: string }).n)
+    if (this.revision(scope, collection) === revision) this.counts.set(key, { revision, count })
+    return count
   }
 
   /** A keyset page (contract §10): the matches after the position, segment by segment (sql.ts `afterSegments`); one more row tells whether more follow. */
-  private async listAfter (query: ListQuery, position: KeysetPosition, where: string, params: Params): Promise<ListResult> {
+  private async listAfter (scope: Scope, collection: string, query: ListQuery, position: KeysetPosition, where: string, params: Params): Promise<ListResult> {
     const orderParams: Params = []
     const order = sql.orderSql(query.sort, orderParams)
-    const counting = this.count(where, params)
+    const counting = this.count(scope, collection, where, params)
     const rows: EntryRow[] = []
     for (const segment of sql.afterSegments(query.sort, position)) {
       const wanted = query.perPage + 1 - rows.length
@@ -465,6 +487,22 @@ export class PostgresStore implements ContentStore {
    */
   noteChange (environment: string, collection: string, locale: string | null): void {
     this.revisions.set(bucketKey(environment, collection, locale ?? ''), ++this.lastRevision)
+  }
+
+  /**
+   * Gathers the planner's statistics (ANALYZE) in the background once the writes since the last
+   * time reach the rows counted then: after a bulk load the planner knows how many rows a
+   * filter's value matches (autovacuum's own analyze may come a minute or more later).
+   */
+  private analyzeSoon (): void {
+    if (this.analyzing) return
+    this.analyzing = true
+    this.writesSinceAnalyze = 0
+    void this.run('ANALYZE entries').then(async () => {
+      const { rows } = await this.run('SELECT count(*) AS n FROM entries')
+      this.analyzedRows = Number((rows[0] as { n: string }).n)
+    }).catch((err: unknown) => { this.log.warn({ err }, 'gathering query planner statistics failed') })
+      .finally(() => { this.analyzing = false })
   }
 
   async ping (): Promise<void> {
@@ -542,6 +580,8 @@ export class PostgresStore implements ContentStore {
       // Only a write that changed something: not one refused in its savepoint, nor a delete of nothing.
       if (p.result?.ok === true && p.result.value.seq !== null) this.noteChange(p.op.scope.environment, p.op.collection, p.op.scope.locale)
     }
+    this.writesSinceAnalyze += batch.length
+    if (this.writesSinceAnalyze >= Math.max(ANALYZE_WRITES, this.analyzedRows)) this.analyzeSoon()
     for (const p of batch) {
       const result = p.result
       if (result === undefined || !result.ok) p.reject(result?.error ?? new Error('write not applied'))

@@ -243,4 +243,20 @@ t.test('postgres store', async t => {
     t.notOk(isUnreachable(Object.assign(new Error('duplicate key'), { code: '23505' })))
     t.notOk(isUnreachable(new Error('syntax error')))
   })
+
+  t.test('list counts are kept per bucket revision: a write of this store, or one another process announces, moves it', async t => {
+    const [one, two] = await opened(t, 2) as [PostgresStore, PostgresStore]
+    const query = parseListQuery({ _sort: 'title' }, schema, { seesDrafts: true })
+    await one.create(scope, 'posts', input('a', { title: 'a' }))
+    t.equal((await two.list(scope, 'posts', query)).total, 1)
+    await one.create(scope, 'posts', input('b', { title: 'b' }))
+    t.equal((await one.list(scope, 'posts', query)).total, 2, 'the writer counts its own write at once')
+    // The other store hears of the write (in the app: the cluster bus, plugins/remote-changes.ts).
+    const before = two.revision(scope, 'posts')
+    two.noteChange(scope.environment, 'posts', scope.locale)
+    t.ok(two.revision(scope, 'posts') > before)
+    t.equal((await two.list(scope, 'posts', query)).total, 2, 'and counts it once told')
+    const page = await two.list(scope, 'posts', parseListQuery({ _sort: 'title', _per_page: '1' }, schema, { seesDrafts: true }))
+    t.equal(page.total, 2)
+  })
 })
