@@ -67,8 +67,17 @@ function logSerializers (keys: readonly string[]): LoggerOptions['serializers'] 
       remotePort: request.socket?.remotePort
     }),
     res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
-    err: pino.stdSerializers.err
+    err: errorWithoutStack
   }
+}
+
+/**
+ * An error as a line shows it: its type, message and own fields (a code, a status), never its
+ * stack, which tells an attacker who reads the log how the code is laid out (and can carry paths).
+ */
+function errorWithoutStack (err: Error): Record<string, unknown> {
+  const { stack: _stack, ...rest } = pino.stdSerializers.err(err) as unknown as Record<string, unknown>
+  return rest
 }
 
 /**

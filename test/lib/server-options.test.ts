@@ -77,3 +77,14 @@ t.test('redactUrl: paths, bad encodings and URLs without a query pass through', 
   t.equal(redactUrl('/a?%E0%A4%A=1&key=2'), '/a?%E0%A4%A=1&key=[redacted]', 'a name that does not decode is kept as sent')
   t.equal(redactUrl('/a/secret-key-in-the-path-123?x=1', ['secret-key-in-the-path-123']), '/a/[redacted]?x=1')
 })
+
+t.test('errors are logged with their type, message and code, never their stack', async t => {
+  const lines: Line[] = []
+  const logger = createLogger(testConfig(tempDir(t), { CMS_LOG_LEVEL: 'info' }), sink(lines))
+  const err = Object.assign(new TypeError('the database is away'), { code: 'ECONNREFUSED' })
+  logger.error({ err }, 'failed')
+  logger.child({ component: 'store' }).warn({ err: new Error('nested') }, 'from a child')
+  t.match(lines[0], { msg: 'failed', err: { type: 'TypeError', message: 'the database is away', code: 'ECONNREFUSED' } })
+  t.match(lines[1], { msg: 'from a child', component: 'store', err: { type: 'Error', message: 'nested' } })
+  t.notMatch(JSON.stringify(lines), /\bat |stack|server-options/, 'no stack trace, no source path')
+})
