@@ -6,7 +6,11 @@
 // The saved index is used at start only when the last run closed cleanly and the reference
 // fields are the ones it was built for (lib/references/index-file.ts); otherwise it is rebuilt
 // from the stored entries, and that is logged. With environments configured there is no index
-// (the referrers endpoint answers an empty list), so nothing is kept or saved.
+// (the referrers endpoint answers an empty list), so nothing is kept or saved. With PostgreSQL no
+// file is kept either: replicas may share a data dir, and each would overwrite the others' file;
+// each builds the index from the database at start, and other replicas' writes keep it current
+// through plugins/remote-changes.ts.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { TextBudget } from '../lib/content/json-memo.js'
 import { IndexFile } from '../lib/references/index-file.js'
@@ -38,10 +42,11 @@ export default fp(async (fastify) => {
     dir: config.dataDir,
     onError: err => { log.error({ err }, 'could not save the reference index; the next change or the close tries again') }
   })
-  if (!service.indexEnabled) {
+  if (!service.indexEnabled || fastify.store.kind === 'postgres') {
     // Writes made now are not indexed: a file from a run without environments would be stale
     // if they were turned off again, so it goes (that start rebuilds the index).
-    if (await file.discard()) log.info('reference index file removed: the index is not kept while environments are configured')
+    if (await file.discard()) log.info('reference index file removed: the index is not kept while environments are configured or with postgres')
+    if (service.indexEnabled) await useBuiltIndex(fastify, service, log)
     return
   }
   const signature = service.signature()
@@ -85,3 +90,18 @@ export default fp(async (fastify) => {
     await file.close()
   })
 }, { name: 'references', dependencies: ['config', 'data', 'events', 'schemas', 'store'], fastify: '5.x' })
+
+/** The index built from the stored entries, kept in memory only (PostgreSQL), following schema changes. */
+async function useBuiltIndex (fastify: FastifyInstance, service: ReferenceService, log: FastifyBaseLogger): Promise<void> {
+  const started = performance.now()
+  const index = await service.buildIndex()
+  service.useIndex(index, () => {})
+  log.info({ referrers: index.size, ms: Math.round(performance.now() - started) }, 'reference index built from the stored entries')
+  const unsubscribe = fastify.events.on(async event => {
+    if (event.event.startsWith('schema.')) await service.schemasChanged()
+  })
+  fastify.addHook('onClose', async () => {
+    unsubscribe()
+    await fastify.events.settled()
+  })
+}

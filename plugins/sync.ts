@@ -1,7 +1,9 @@
 // The change feed, GET /api/sync (contract §9): lib/sync/service.ts over the store's change log,
-// with the data dir's sync key (lib/sync/secret.ts) signing its cursors.
+// with the sync key (lib/sync/secret.ts) signing its cursors: the data dir's, or with PostgreSQL
+// the schema's, so that every replica accepts every other's cursors.
 import fp from 'fastify-plugin'
-import { loadSyncSecret } from '../lib/sync/secret.js'
+import { PostgresStore } from '../lib/store/postgres.js'
+import { loadSharedSyncSecret, loadSyncSecret } from '../lib/sync/secret.js'
 import { DEFAULT_KEPT_CHARS, SyncService } from '../lib/sync/service.js'
 
 declare module 'fastify' {
@@ -12,9 +14,10 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  const secret = await loadSyncSecret(fastify.config.dataDir)
+  const { store } = fastify
+  const secret = store instanceof PostgresStore ? await loadSharedSyncSecret(store) : await loadSyncSecret(fastify.config.dataDir)
   fastify.decorate('sync', new SyncService({
-    store: fastify.store,
+    store,
     registry: fastify.schemas,
     entryText: (model, entry) => fastify.content.entryText(model, entry),
     secret,

@@ -18,6 +18,7 @@
 // More cycles: LECTERN_CRASH_CYCLES=20 npx tap test/server-crash.test.ts (the file's timeout grows with them).
 import path from 'node:path'
 import Database from '../lib/sqlite-driver.js'
+import pg from 'pg'
 import t, { type Test } from 'tap'
 import { createStore } from '../lib/store/index.js'
 import { OUTBOX_FILE } from '../plugins/webhooks.js'
@@ -211,8 +212,18 @@ async function crashCycle (t: Test, store: StoreName, dataDir: string, hook: str
   return { sent, output: server.output() }
 }
 
-/** Every content payload recorded in the outbox. */
-function outboxPayloads (dataDir: string): Payload[] {
+/** Every content payload recorded in the outbox: the data dir's file, or PostgreSQL's table. */
+async function outboxPayloads (dataDir: string): Promise<Payload[]> {
+  const url = databases.get(dataDir)?.CMS_DATABASE_URL
+  if (url !== undefined) {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      return (await client.query<{ body: string }>("SELECT body FROM webhook_deliveries WHERE event LIKE 'content.%'")).rows.map(r => JSON.parse(r.body) as Payload)
+    } finally {
+      await client.end()
+    }
+  }
   const db = new Database(path.join(dataDir, OUTBOX_FILE))
   try {
     return (db.prepare("SELECT body FROM deliveries WHERE event LIKE 'content.%'").pluck().all() as string[]).map(body => JSON.parse(body) as Payload)
@@ -345,7 +356,7 @@ async function checkRestart (t: Test, base: string, dataDir: string, state: Reop
     t.strictSame(listed, want, `${what}: the referrers of ${target} are the entries that reference it`)
   }
   const latest = new Map<string, Payload>()
-  for (const p of outboxPayloads(dataDir)) {
+  for (const p of await outboxPayloads(dataDir)) {
     if (p.collection === COLLECTION && p.seq > (latest.get(p.slug)?.seq ?? 0)) latest.set(p.slug, p)
   }
   const records = new Map(state.records.filter(r => r.collection === COLLECTION).map(r => [r.slug, r]))
@@ -404,7 +415,7 @@ t.test('every acknowledged write survives kill -9 of the server, in the log and 
       const log = await reopen(store, dataDir)
       state = log
       const slugs = new Set(run.sent.map(w => w.slug))
-      const payloads = outboxPayloads(dataDir).filter(p => slugs.has(p.slug))
+      const payloads = (await outboxPayloads(dataDir)).filter(p => slugs.has(p.slug))
       t.strictSame(problems(run.sent, payloads, log, before), [], `${what}: every acknowledged write is in the log, in order`, { output: run.output.slice(-2000) })
       t.strictSame(log.records.map(r => r.seq), [...new Set(log.records.map(r => r.seq))].sort((a, b) => a - b), `${what}: the log reads in seq order, once each`)
       before = log.latest

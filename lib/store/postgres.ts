@@ -324,6 +324,40 @@ export class PostgresStore implements ContentStore {
     })
   }
 
+  // ---- the shared pool, for the other services kept in the database ---------------------------
+
+  /**
+   * One parameterized statement (`$1`…) on the store's pool, for services kept in the same schema
+   * (sync key, webhook outbox, asset records): they share CMS_DATABASE_POOL rather than open pools.
+   * Unreachable rejects with UNAVAILABLE (503), as every store call does.
+   */
+  async execute (text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+    return await this.run(text, values)
+  }
+
+  /**
+   * `work` in one transaction on a pooled connection (committed when it resolves, rolled back when
+   * it throws), without the store's write lock: a service takes its own advisory lock if it needs one.
+   */
+  async transaction<T> (work: (client: Queryable) => Promise<T>): Promise<T> {
+    return await this.guard(async () => {
+      const client = await this.openPool().connect()
+      let failed = false
+      try {
+        await client.query('BEGIN')
+        const result = await work(client)
+        await client.query('COMMIT')
+        return result
+      } catch (err) {
+        failed = true
+        await client.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        client.release(failed)
+      }
+    })
+  }
+
   /** A connection of its own for DDL (migrations, index builds), whose statements may take long. */
   private async ddlClient (): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: DDL_TIMEOUT_MS, keepAlive: true, application_name: 'lectern' })

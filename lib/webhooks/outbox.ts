@@ -58,6 +58,35 @@ export interface AttemptRecord {
   nextAttemptAt: number | null
 }
 
+/**
+ * The outbox as the service uses it, whichever database holds it: the data dir's SQLite (Outbox,
+ * through SqliteOutboxStore) or PostgreSQL's schema, shared by replicas (postgres-outbox.ts).
+ * Both keep the same rows with the same meaning; only the shared one claims what it hands out.
+ */
+export interface OutboxStore {
+  /** Outbox.enqueue: false when nothing was recorded (the seq's change was recorded already). */
+  enqueue: (deliveries: NewDelivery[], now: number, seq: number | null) => Promise<boolean>
+  announcedFloor: () => Promise<number | null>
+  /** The seqs recorded above `floor` (few: the floor follows them). */
+  announcedAbove: (floor: number) => Promise<Set<number>>
+  advanceFloor: (floor: number) => Promise<void>
+  /** Due deliveries, handed to this process alone until it records an attempt (or its claim lapses). */
+  due: (now: number, limit: number, exclude: readonly string[]) => Promise<DueDelivery[]>
+  nextDueAt: (exclude: readonly string[]) => Promise<number | null>
+  recordAttempt: (id: string, result: AttemptRecord, now: number) => Promise<void>
+  abandonExcept: (urls: readonly string[], reason: string, now: number) => Promise<number>
+  prune: (keep: number) => Promise<number>
+  get: (id: string) => Promise<DeliveryRecord | undefined>
+  list: (status: DeliveryStatus | null, limit: number, from: DeliveryPosition) => Promise<{ items: DeliveryRecord[], total: number }>
+  close: () => void
+  readonly open: boolean
+  /**
+   * Shared by processes: the worker looks for work at least this often (another process may have
+   * died holding some, or recorded some it cannot send). Null: one process only.
+   */
+  readonly sharedPollMs: number | null
+}
+
 const SCHEMA_VERSION = 2
 
 const SCHEMA = `
@@ -117,7 +146,7 @@ const iso = (ms: number): string => new Date(ms).toISOString()
 export class Outbox {
   private readonly db: Database.Database
   private readonly statements
-  private readonly insertMany: (deliveries: NewDelivery[], now: number, seq: number | null) => void
+  private readonly insertMany: (deliveries: NewDelivery[], now: number, seq: number | null) => boolean
   private readonly raiseFloor: (floor: number) => void
   private readonly page: (status: DeliveryStatus | null, limit: number, from: DeliveryPosition) => { items: DeliveryRecord[], total: number }
 
@@ -176,15 +205,18 @@ export class Outbox {
       countByStatus: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM deliveries WHERE status = ?'),
       announce: db.prepare<[number]>('INSERT OR IGNORE INTO announced (seq) VALUES (?)'),
       isAnnounced: db.prepare<[number], { seq: number }>('SELECT seq FROM announced WHERE seq = ?'),
+      announcedAbove: db.prepare<[number], { seq: number }>('SELECT seq FROM announced WHERE seq > ?'),
       dropAnnounced: db.prepare<[number]>('DELETE FROM announced WHERE seq <= ?'),
       getMark: db.prepare<[string], { value: number }>('SELECT value FROM marks WHERE name = ?'),
       setMark: db.prepare<[string, number]>('INSERT INTO marks (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value')
     }
     // The change's seq in the same transaction as its deliveries: recorded means announced.
+    // A seq already noted was announced already (a replay racing the write's own event): nothing more.
     this.insertMany = db.transaction((deliveries: NewDelivery[], now: number, seq: number | null) => {
+      if (seq !== null && this.statements.announce.run(seq).changes === 0) return false
       const at = iso(now)
       for (const d of deliveries) this.statements.insert.run(d.id, d.event, d.url, d.body, at, at, now)
-      if (seq !== null) this.statements.announce.run(seq)
+      return true
     })
     this.raiseFloor = db.transaction((floor: number) => {
       this.statements.dropAnnounced.run(floor)
@@ -201,10 +233,16 @@ export class Outbox {
 
   /**
    * Records the deliveries of one event in one transaction, due at once, with the seq of the
-   * content change it announces (null for other events). Durable when it returns.
+   * content change it announces (null for other events). Durable when it returns. False when
+   * nothing was recorded: no deliveries, or the seq's change was recorded already.
    */
-  enqueue (deliveries: NewDelivery[], now: number, seq: number | null = null): void {
-    if (deliveries.length > 0) this.insertMany(deliveries, now, seq)
+  enqueue (deliveries: NewDelivery[], now: number, seq: number | null = null): boolean {
+    return deliveries.length > 0 && this.insertMany(deliveries, now, seq)
+  }
+
+  /** The seqs noted above the floor. */
+  announcedAbove (floor: number): Set<number> {
+    return new Set(this.statements.announcedAbove.all(floor).map(r => r.seq))
   }
 
   /** The seq at or below which every change was recorded; null for an outbox that never kept one. */
@@ -275,4 +313,23 @@ export class Outbox {
   get open (): boolean {
     return this.db.open
   }
+}
+
+/** The SQLite outbox behind the async interface: each call runs at once, durable when it returns. */
+export class SqliteOutboxStore implements OutboxStore {
+  readonly sharedPollMs = null
+  constructor (readonly outbox: Outbox) {}
+  async enqueue (deliveries: NewDelivery[], now: number, seq: number | null): Promise<boolean> { return this.outbox.enqueue(deliveries, now, seq) }
+  async announcedFloor (): Promise<number | null> { return this.outbox.announcedFloor() }
+  async announcedAbove (floor: number): Promise<Set<number>> { return this.outbox.announcedAbove(floor) }
+  async advanceFloor (floor: number): Promise<void> { this.outbox.advanceFloor(floor) }
+  async due (now: number, limit: number, exclude: readonly string[]): Promise<DueDelivery[]> { return this.outbox.due(now, limit, exclude) }
+  async nextDueAt (exclude: readonly string[]): Promise<number | null> { return this.outbox.nextDueAt(exclude) }
+  async recordAttempt (id: string, result: AttemptRecord, now: number): Promise<void> { this.outbox.recordAttempt(id, result, now) }
+  async abandonExcept (urls: readonly string[], reason: string, now: number): Promise<number> { return this.outbox.abandonExcept(urls, reason, now) }
+  async prune (keep: number): Promise<number> { return this.outbox.prune(keep) }
+  async get (id: string): Promise<DeliveryRecord | undefined> { return this.outbox.get(id) }
+  async list (status: DeliveryStatus | null, limit: number, from: DeliveryPosition): Promise<{ items: DeliveryRecord[], total: number }> { return this.outbox.list(status, limit, from) }
+  close (): void { this.outbox.close() }
+  get open (): boolean { return this.outbox.open }
 }

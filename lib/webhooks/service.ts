@@ -10,7 +10,7 @@ import { Agent } from 'undici'
 import type { CmsEvent, EventName } from '../../types/events.js'
 import { pageParameter, perPageParameter } from '../query/parse.js'
 import { afterParameter, encodeAfter, listFingerprint, type KeyKind } from '../query/keyset.js'
-import { Outbox, type AttemptRecord, type DeliveryRecord, type DeliveryStatus, type DueDelivery } from './outbox.js'
+import { Outbox, SqliteOutboxStore, type AttemptRecord, type DeliveryRecord, type DeliveryStatus, type DueDelivery, type OutboxStore } from './outbox.js'
 import { buildPayload } from './payload.js'
 import { replayedEvent, unannounced, type ChangeSource } from './replay.js'
 import { ATTEMPT_TIMEOUT_MS, MAX_ATTEMPTS, retryDelay, type AttemptOutcome } from './retry.js'
@@ -31,8 +31,10 @@ export interface WebhookServiceOptions {
   secret: string | null
   /** Base of the retry back-off (CMS_WEBHOOK_BACKOFF_MS). */
   backoffMs: number
-  /** The outbox database file (<dataDir>/outbox.db). */
+  /** The outbox database file (<dataDir>/outbox.db), unless `outbox` is given. */
   outboxFile: string
+  /** The outbox, when not the SQLite file (PostgreSQL's, shared by replicas: postgres-outbox.ts). */
+  outbox?: OutboxStore
   maxAttempts?: number
   timeoutMs?: number
   /** Attempts in flight at once, over all URLs. */
@@ -144,7 +146,7 @@ export class WebhookService {
   private readonly log: WebhookLogger
   private readonly now: () => number
   private readonly random: () => number
-  private readonly outbox: Outbox | null
+  private readonly outbox: OutboxStore | null
   private readonly agent: Agent | null
   private readonly shutdown = new AbortController()
   private readonly inFlight = new Map<string, Promise<void>>()
@@ -156,6 +158,10 @@ export class WebhookService {
   private changes: ChangeSource | null = null
   private recordedSinceCompaction = 0
   private compacting: Promise<void> | null = null
+  /** Records not yet durable: a reply waits for them (`recorded`), and close too. */
+  private readonly recording = new Set<Promise<unknown>>()
+  private pumping = false
+  private pumpAgain = false
 
   constructor (options: WebhookServiceOptions) {
     // A URL listed twice is notified once.
@@ -172,7 +178,7 @@ export class WebhookService {
     this.log = options.logger ?? silent
     this.now = options.now ?? Date.now
     this.random = options.random ?? Math.random
-    this.outbox = this.enabled ? new Outbox(options.outboxFile) : null
+    this.outbox = this.enabled ? options.outbox ?? new SqliteOutboxStore(new Outbox(options.outboxFile)) : null
     this.agent = this.enabled
       ? new Agent({
         connections: this.concurrency,
@@ -188,21 +194,22 @@ export class WebhookService {
    * Starts delivering: every pending delivery is resumed (at its scheduled time). Pending
    * deliveries to a URL no longer configured are marked failed rather than sent.
    */
-  start (): void {
+  async start (): Promise<void> {
     if (this.outbox === null || this.state !== 'idle') return
     this.state = 'running'
-    const abandoned = this.outbox.abandonExcept(this.urls, 'webhook URL no longer configured', this.now())
+    const abandoned = await this.outbox.abandonExcept(this.urls, 'webhook URL no longer configured', this.now())
     if (abandoned > 0) this.log.warn({ abandoned }, 'webhook deliveries to URLs no longer configured marked failed')
-    this.outbox.prune(this.keepFinished)
+    await this.outbox.prune(this.keepFinished)
     this.pump()
   }
 
   /**
-   * Records one delivery per URL for `event`, in one transaction, durable when it returns.
-   * Synchronous on purpose: the bus calls it before the route sends its reply.
+   * Records one delivery per URL for `event`, in one transaction, durable when it resolves (with
+   * SQLite, already when it returns: the bus calls it before the route sends its reply; with
+   * PostgreSQL the reply waits for `recorded`). Throws at once when closed.
    */
-  record (event: CmsEvent): void {
-    if (this.outbox === null) return
+  record (event: CmsEvent, onRecorded?: () => void): Promise<void> {
+    if (this.outbox === null) return Promise.resolve()
     if (this.state === 'closed') throw new Error(`webhook outbox closed: ${event.event} not recorded`)
     const now = this.now()
     const timestamp = new Date(now).toISOString()
@@ -211,9 +218,25 @@ export class WebhookService {
       return { id, event: event.event, url, body: JSON.stringify(buildPayload(event, id, timestamp)) }
     })
     const seq = 'seq' in event ? event.seq : null
-    this.outbox.enqueue(deliveries, now, seq)
-    if (seq !== null && ++this.recordedSinceCompaction >= this.compactEvery) this.scheduleCompaction()
-    this.wake()
+    const done = this.outbox.enqueue(deliveries, now, seq).then(recorded => {
+      if (!recorded) return
+      onRecorded?.()
+      if (seq !== null && ++this.recordedSinceCompaction >= this.compactEvery) this.scheduleCompaction()
+      this.wake()
+    })
+    this.recording.add(done)
+    void done.then(() => { this.recording.delete(done) }, () => { this.recording.delete(done) })
+    return done
+  }
+
+  /** Resolves once every event recorded so far is durable (or failed); a reply waits for it. */
+  async recorded (): Promise<void> {
+    while (this.recording.size > 0) await Promise.allSettled([...this.recording])
+  }
+
+  /** Whether some record is not durable yet (the reply hook's fast path). */
+  get recordingCount (): number {
+    return this.recording.size
   }
 
   /**
@@ -226,24 +249,38 @@ export class WebhookService {
     const outbox = this.outbox
     if (outbox === null) return 0
     this.changes = source
-    const floor = outbox.announcedFloor()
+    const floor = await outbox.announcedFloor()
     if (floor === null) {
-      outbox.advanceFloor(await source.log.latestSeq())
+      await outbox.advanceFloor(await source.log.latestSeq())
       return 0
     }
-    const { missing } = await unannounced(source, floor, seq => outbox.isAnnounced(seq))
-    for (const record of missing) this.record(await replayedEvent(source, record))
-    if (missing.length > 0) this.log.warn({ count: missing.length }, 'announced content changes that a crash left stored but unrecorded')
+    const announced = await outbox.announcedAbove(floor)
+    const { missing } = await unannounced(source, floor, seq => announced.has(seq))
+    // With a shared outbox a missing change may be one another replica is recording right now:
+    // the outbox records a seq once (its unique row, in the transaction of its deliveries), so
+    // whichever of the two comes second records nothing, and the change is announced once.
+    let replayed = 0
+    for (const record of missing) if (await this.recordOnce(await replayedEvent(source, record))) replayed++
+    if (replayed > 0) this.log.warn({ count: replayed }, 'announced content changes that a crash left stored but unrecorded')
     await this.compactAnnounced()
-    return missing.length
+    return replayed
+  }
+
+  /** `record`, telling whether the outbox took the event (false: its change was recorded already). */
+  private async recordOnce (event: CmsEvent): Promise<boolean> {
+    let taken = false
+    await this.record(event, () => { taken = true })
+    return taken
   }
 
   /** Moves the floor up to the first change not yet recorded, so the outbox keeps few seqs. */
   private async compactAnnounced (): Promise<void> {
     const outbox = this.outbox
     if (this.changes === null || outbox === null) return
-    const { floor } = await unannounced(this.changes, outbox.announcedFloor() ?? 0, seq => outbox.isAnnounced(seq))
-    if (outbox.open) outbox.advanceFloor(floor)
+    const from = await outbox.announcedFloor() ?? 0
+    const announced = await outbox.announcedAbove(from)
+    const { floor } = await unannounced(this.changes, from, seq => announced.has(seq))
+    if (outbox.open) await outbox.advanceFloor(floor)
   }
 
   private scheduleCompaction (): void {
@@ -258,7 +295,7 @@ export class WebhookService {
    * The history, newest first: numbered pages, or keyset pages after a delivery (`_after`,
    * contract §10), which new deliveries and prunes do not shift. Without webhooks configured it is empty.
    */
-  deliveries (query: DeliveryQuery): DeliveryPage {
+  async deliveries (query: DeliveryQuery): Promise<DeliveryPage> {
     const page = pageParameter(query.page)
     const perPage = perPageParameter(query.perPage)
     const status = query.status ?? null
@@ -268,7 +305,7 @@ export class WebhookService {
     // One more than the page tells whether any delivery follows it.
     const { items, total } = this.outbox === null || !this.outbox.open
       ? { items: [], total: 0 }
-      : this.outbox.list(status, perPage + 1, from)
+      : await this.outbox.list(status, perPage + 1, from)
     const more = items.length > perPage
     if (more) items.pop()
     const last = items.at(-1)
@@ -299,6 +336,7 @@ export class WebhookService {
   private async stop (): Promise<void> {
     this.state = 'stopping'
     this.clearTimer()
+    await this.recorded()
     await this.compacting
     if (this.inFlight.size > 0) {
       let grace: NodeJS.Timeout | undefined
@@ -325,23 +363,44 @@ export class WebhookService {
     })
   }
 
-  /** Fills the free attempt slots with due deliveries, then sleeps until the next due time. */
+  /** Runs `fill`, once at a time: a call while it runs makes it run again after. */
   private pump (): void {
     if (this.state !== 'running' || this.outbox === null) return
+    if (this.pumping) {
+      this.pumpAgain = true
+      return
+    }
+    this.pumping = true
     this.clearTimer()
+    void this.fill().finally(() => {
+      this.pumping = false
+      if (this.pumpAgain) {
+        this.pumpAgain = false
+        this.pump()
+      }
+    })
+  }
+
+  /** Fills the free attempt slots with due deliveries, then sleeps until the next due time. */
+  private async fill (): Promise<void> {
+    const outbox = this.outbox
+    if (outbox === null) return
     try {
       const free = this.concurrency - this.inFlight.size
       if (free > 0) {
-        for (const delivery of this.outbox.due(this.now(), free, [...this.inFlight.keys()])) this.launch(delivery)
+        for (const delivery of await outbox.due(this.now(), free, [...this.inFlight.keys()])) this.launch(delivery)
       }
-      // With every slot busy, the end of an attempt wakes the worker instead of a timer.
-      if (this.inFlight.size < this.concurrency) {
-        const next = this.outbox.nextDueAt([...this.inFlight.keys()])
-        if (next !== null) this.sleep(next - this.now())
+      // With every slot busy, the end of an attempt wakes the worker instead of a timer. A shared
+      // outbox is looked at every sharedPollMs too: a replica that died may have left work.
+      if (this.state === 'running' && this.inFlight.size < this.concurrency) {
+        const next = await outbox.nextDueAt([...this.inFlight.keys()])
+        const wait = next === null ? Infinity : next - this.now()
+        const poll = outbox.sharedPollMs ?? Infinity
+        if (Number.isFinite(Math.min(wait, poll))) this.sleep(Math.min(wait, poll))
       }
     } catch (err) {
       this.log.error({ err }, 'webhook outbox error; retrying shortly')
-      this.sleep(ERROR_PAUSE_MS)
+      if (this.state === 'running') this.sleep(ERROR_PAUSE_MS)
     }
   }
 
@@ -384,7 +443,7 @@ export class WebhookService {
     // One clock reading: the next attempt is exactly its delay after the record's updated_at.
     const now = this.now()
     const result = this.resultOf(outcome, attempts, now)
-    this.outbox.recordAttempt(delivery.id, result, now)
+    await this.outbox.recordAttempt(delivery.id, result, now)
 
     const context = { id: delivery.id, event: delivery.event, url: displayUrl(delivery.url), attempts, status: result.lastStatus }
     if (result.status === 'delivered') this.log.debug(context, 'webhook delivered')
@@ -394,7 +453,7 @@ export class WebhookService {
 
     if (result.status !== 'pending' && ++this.finishedSincePrune >= PRUNE_EVERY) {
       this.finishedSincePrune = 0
-      this.outbox.prune(this.keepFinished)
+      await this.outbox.prune(this.keepFinished)
     }
   }
 

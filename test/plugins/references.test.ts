@@ -20,12 +20,16 @@ async function restart (t: Test, env: Env, dataDir: string): Promise<Client> {
   return await setup(t, env, { dataDir, keepOpen: true })
 }
 
-eachStore(t, async (t, _store, env) => {
+eachStore(t, async (t, store, env) => {
+  // With PostgreSQL the index is built from the database at every start and no file is kept.
+  const fileKept = store !== 'postgres'
+  const noFile = !fileKept && 'no index file is kept with postgres'
+
   t.test('decorates fastify.references (the content plugin is handed it: the tests below)', async t => {
     const c = await setup(t, env)
     t.ok(c.app.references instanceof ReferenceService)
-    t.ok(existsSync(marker(c)), 'the index is open: its marker is there')
-    t.ok(existsSync(indexFile(c)), 'a new data dir: the (empty) index is saved at once')
+    t.equal(existsSync(marker(c)), fileKept, 'the index is open: its marker is there (not with postgres)')
+    t.equal(existsSync(indexFile(c)), fileKept, 'a new data dir: the (empty) index is saved at once (not with postgres)')
   })
 
   t.test('reference check on create: one 422 message per missing target, nothing stored', async t => {
@@ -106,7 +110,7 @@ eachStore(t, async (t, _store, env) => {
     t.match(put.json(), { cover: '/api/assets/new.png', extra: ['/api/assets/in-array.png'] }, 'updates too')
   })
 
-  t.test('the index survives a restart: loaded from its file, not rebuilt', async t => {
+  t.test('the index survives a restart: loaded from its file, not rebuilt', { skip: noFile }, async t => {
     const dataDir = path.join(tempDir(t), 'data')
     let c = await restart(t, env, dataDir)
     await seed(t, c)
@@ -139,7 +143,7 @@ eachStore(t, async (t, _store, env) => {
     await c.app.close()
   })
 
-  t.test('a crash (the marker left behind) makes the next start rebuild', async t => {
+  t.test('a crash (the marker left behind) makes the next start rebuild', { skip: noFile }, async t => {
     const dataDir = path.join(tempDir(t), 'data')
     let c = await restart(t, env, dataDir)
     await seed(t, c)
@@ -220,12 +224,22 @@ eachStore(t, async (t, _store, env) => {
     t.notOk(existsSync(marker(c)))
   })
 
+  t.test('postgres: another replica, with its own data dir, builds the index from the database; no file', { skip: fileKept && 'only PostgreSQL is shared by processes' }, async t => {
+    const c = await setup(t, env)
+    await seed(t, c)
+    const other = await setup(t, { ...env, CMS_DATABASE_URL: c.app.config.databaseUrl ?? '', CMS_TYPES_DIR: path.join(c.dataDir, 'types') })
+    t.not(other.dataDir, c.dataDir)
+    t.same(await referrersOf(other, 'authors', 'jane'), await referrersOf(c, 'authors', 'jane'))
+    t.ok((await referrersOf(other, 'authors', 'jane')).length > 0, 'the seeded references')
+    t.notOk(existsSync(indexFile(other)))
+  })
+
   t.test('environments turned on and off again: the index is rebuilt, not taken from a stale file', async t => {
     const dataDir = path.join(tempDir(t), 'data')
     let c = await restart(t, env, dataDir)
     await seed(t, c)
     await c.app.close()
-    t.ok(existsSync(indexFile(c)))
+    t.equal(existsSync(indexFile(c)), fileKept)
     // With environments, writes are not indexed: the old file would be stale afterwards.
     c = await restart(t, { ...env, CMS_ENVIRONMENTS: 'default,staging' }, dataDir)
     t.notOk(existsSync(indexFile(c)), 'the saved index is removed')

@@ -7,6 +7,7 @@ import Database from '../../lib/sqlite-driver.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
+import clusterPlugin from '../../plugins/cluster.js'
 import configPlugin from '../../plugins/config.js'
 import dataPlugin from '../../plugins/data.js'
 import eventsPlugin from '../../plugins/events.js'
@@ -42,9 +43,10 @@ async function bare (t: Test, env: Env): Promise<Built> {
   await app.register(clusterPlugin)
   await app.register(storePlugin)
   await app.register(webhooksPlugin)
-  // A write route as the real ones are: emit, then reply.
+  // A write route as the real ones are: emit, then reply. Each its own change (seq): a seq is announced once.
+  let seq = 0
   app.post('/emit', async () => {
-    app.events.emit({ event: 'content.created', collection: 'post', slug: 'x', locale: null, environment: 'default', seq: 1, status: 'published', previous_status: null })
+    app.events.emit({ event: 'content.created', collection: 'post', slug: 'x', locale: null, environment: 'default', seq: ++seq, status: 'published', previous_status: null })
     return { ok: true }
   })
   await app.ready()
@@ -139,8 +141,8 @@ t.test('a receiver that takes 3 s does not delay the reply; a dead one does not 
     t.ok(took < 1500, `reply ${i + 1} in ${took} ms`)
   }
   await until(() => slow.received.length === 3, 5000, 'the slow receiver got all three')
-  await until(() => app.webhooks.deliveries({ page: 1, perPage: 10, status: 'delivered' }).total === 3, 6000, 'slow ones delivered')
-  const failing = app.webhooks.deliveries({ page: 1, perPage: 10 }).items.filter(d => d.url === dead)
+  await until(async () => (await app.webhooks.deliveries({ page: 1, perPage: 10, status: 'delivered' })).total === 3, 6000, 'slow ones delivered')
+  const failing = (await app.webhooks.deliveries({ page: 1, perPage: 10 })).items.filter(d => d.url === dead)
   t.equal(failing.length, 3)
   // The rows go into the message: a failure on a loaded CI box then says what was seen.
   t.ok(failing.every(d => d.status !== 'delivered' && d.attempts >= 2 && /ECONNREFUSED/.test(d.last_error ?? '')),
@@ -152,7 +154,7 @@ t.test('without webhooks the listener does nothing and no outbox is opened', asy
   t.notOk(app.webhooks.enabled)
   const res = await app.inject({ method: 'POST', url: '/emit' })
   t.equal(res.statusCode, 200)
-  t.same(app.webhooks.deliveries({ page: 1, perPage: 20 }).items, [])
+  t.same((await app.webhooks.deliveries({ page: 1, perPage: 20 })).items, [])
   t.notOk(existsSync(path.join(dataDir, OUTBOX_FILE)))
 })
 
@@ -168,9 +170,9 @@ t.test('the outbox and its agent are closed with the app', async t => {
   await app.register(webhooksPlugin)
   await app.ready()
   app.events.emit(EVENTS[0]!)
-  await until(() => app.webhooks.deliveries({ page: 1, perPage: 1 }).items[0]?.status === 'delivered', 5000, 'delivered')
+  await until(async () => (await app.webhooks.deliveries({ page: 1, perPage: 1 })).items[0]?.status === 'delivered', 5000, 'delivered')
   await app.close()
-  t.same(app.webhooks.deliveries({ page: 1, perPage: 1 }).total, 0, 'closed: no history is read')
+  t.same((await app.webhooks.deliveries({ page: 1, perPage: 1 })).total, 0, 'closed: no history is read')
   // The file is released: another connection can take an exclusive lock at once.
   const db = new Database(path.join(dataDir, OUTBOX_FILE))
   db.pragma('locking_mode = EXCLUSIVE')

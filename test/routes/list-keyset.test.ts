@@ -112,8 +112,10 @@ eachStore(t, async (t, _store, env) => {
   t.test('webhook deliveries: next and _after, a walk meets every delivery once while events keep coming', async t => {
     const r = await receiver(t)
     const app = await build(t, { ...env, CMS_WEBHOOK_BACKOFF_MS: '1', CMS_WEBHOOKS: r.url })
+    // Each event its own change (seq): the outbox announces a seq once.
+    let seq = 0
     const emit = (slug: string): void => {
-      const event: CmsEvent = { event: 'content.updated', collection: 'post', slug, locale: null, environment: 'default', seq: 1, status: 'published', previous_status: 'published' }
+      const event: CmsEvent = { event: 'content.updated', collection: 'post', slug, locale: null, environment: 'default', seq: ++seq, status: 'published', previous_status: 'published' }
       app.events.emit(event)
     }
     for (let i = 0; i < 10; i++) emit(`e${i}`)

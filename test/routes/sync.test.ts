@@ -9,7 +9,8 @@ import { ADMIN_KEY, KEYS_ENV, VIEWER_KEY, assertError, assertShape, auth, build,
 import { buildWithSchemas } from '../fixtures/content-schemas.js'
 import { syncSchema } from '../../routes/api/sync/schemas.js'
 import { decodeSyncCursor, encodeSyncCursor } from '../../lib/sync/cursor.js'
-import { SYNC_KEY_FILE } from '../../lib/sync/secret.js'
+import { PostgresStore } from '../../lib/store/postgres.js'
+import { SYNC_KEY_FILE, loadSharedSyncSecret } from '../../lib/sync/secret.js'
 
 type Body = Record<string, unknown> & { _slug: string }
 interface Item { op: 'upsert' | 'delete', collection: string, slug: string, seq: number, entry?: Body }
@@ -68,13 +69,19 @@ async function write (t: Test, app: FastifyInstance, method: string, url: string
   t.ok(res.statusCode < 300, `${method} ${url}`, { body: res.body })
 }
 
+/** The key the app signs cursors with: the data dir's, or the schema's with PostgreSQL. */
+async function syncSecret (app: FastifyInstance): Promise<Buffer> {
+  if (app.store instanceof PostgresStore) return await loadSharedSyncSecret(app.store)
+  return Buffer.from(readFileSync(path.join(app.config.dataDir, SYNC_KEY_FILE), 'utf8').trim(), 'hex')
+}
+
 async function seed (t: Test, app: FastifyInstance, posts = 7, titleSuffix = ''): Promise<void> {
   await write(t, app, 'POST', '/api/content/authors', { _slug: 'ann', name: 'Ann' })
   await write(t, app, 'POST', '/api/content/authors', { _slug: 'bob', name: 'Bob', _status: 'draft' })
   for (let i = 1; i <= posts; i++) await write(t, app, 'POST', '/api/content/posts', { _slug: `p${i}`, title: `Post ${i}${titleSuffix}`, _status: i % 3 === 0 ? 'draft' : 'published' })
 }
 
-eachStore(t, async (t, _store, env: Env) => {
+eachStore(t, async (t, store, env: Env) => {
   const keys = { ...env, ...KEYS_ENV }
 
   t.test('an initial run gives every visible entry once, as upsert, its entry exactly the GET body; paging with more/cursor', async t => {
@@ -154,7 +161,7 @@ eachStore(t, async (t, _store, env: Env) => {
     const next = await get(t, app, `cursor=${postsOnly.cursor}&_per_page=5`, admin)
     t.same(next.items.map(i => i.slug), ['later'], 'environment and collections come from the cursor')
     // A cursor cannot be edited to read another environment, or drafts without a key.
-    const secret = Buffer.from(readFileSync(path.join(app.config.dataDir, SYNC_KEY_FILE), 'utf8').trim(), 'hex')
+    const secret = await syncSecret(app)
     const decoded = decodeSyncCursor(postsOnly.cursor, secret)
     t.same(decoded, { environment: 'staging', locale: 'en', collections: ['posts'], publishedOnly: false, seq: decoded?.seq })
     const [payload, mac] = postsOnly.cursor.split('.') as [string, string]
@@ -224,6 +231,18 @@ eachStore(t, async (t, _store, env: Env) => {
     const answer = await run(t, again, `cursor=${cursor}`, admin, copy)
     t.same(answer.answers[0]?.items.map(i => [i.slug, i.op]), [['p1', 'delete'], ['ann', 'upsert']])
     t.same(copy, await serverState(t, again, admin, 'all'))
+  })
+
+  t.test('one key per PostgreSQL schema: a cursor from one replica works on another with its own data dir', { skip: store !== 'postgres' && 'only PostgreSQL is shared by processes' }, async t => {
+    const { app, dataDir } = await buildWithSchemas(t, keys)
+    await seed(t, app)
+    const { cursor } = await run(t, app, 'initial=true&_per_page=3', admin, new Map())
+    // Another process: its own data dir (no sync.key of the first), the same schema and types.
+    const other = await build(t, { ...keys, CMS_DATABASE_URL: app.config.databaseUrl ?? '', CMS_TYPES_DIR: path.join(dataDir, 'types') })
+    t.not(other.config.dataDir, dataDir)
+    t.same(await syncSecret(other), await syncSecret(app), 'one key')
+    await write(t, other, 'DELETE', '/api/content/posts/p1')
+    t.same((await get(t, other, `cursor=${cursor}`, admin)).items.map(i => [i.slug, i.op]), [['p1', 'delete']], 'the first replica\'s cursor read on the second')
   })
 
   t.test('with the cache off, an answer is written into the content pool\'s memory, given back once sent, and reused', async t => {

@@ -4,6 +4,7 @@
 // the next start must record one event per such change, with the change's seq, and none twice.
 import path from 'node:path'
 import Database from '../../lib/sqlite-driver.js'
+import pg from 'pg'
 import t from 'tap'
 import { OUTBOX_FILE } from '../../plugins/webhooks.js'
 import type { ContentEvent } from '../../types/events.js'
@@ -14,17 +15,35 @@ const SCOPE = { environment: 'default', locale: null }
 
 type Payload = Pick<ContentEvent, 'event' | 'slug' | 'seq' | 'status' | 'previous_status'>
 
-function outbox (dataDir: string): { payloads: Payload[], floor: number | undefined, kept: number } {
+interface Outboxed { payloads: Payload[], floor: number | undefined, kept: number }
+
+const toPayload = ({ event, slug, seq, status, previous_status: previous }: ContentEvent): Payload => ({ event, slug, seq, status, previous_status: previous })
+
+/** What the outbox holds: the data dir's file, or with PostgreSQL the tables in the database (`url`). */
+async function outbox (dataDir: string, url?: string | null): Promise<Outboxed> {
+  if (url !== undefined && url !== null) return await sharedOutbox(url)
   const db = new Database(path.join(dataDir, OUTBOX_FILE), { readonly: true })
   try {
     const payloads = (db.prepare("SELECT body FROM deliveries WHERE event LIKE 'content.%' ORDER BY seq").pluck().all() as string[])
-      .map(body => JSON.parse(body) as ContentEvent)
-      .map(({ event, slug, seq, status, previous_status: previous }) => ({ event, slug, seq, status, previous_status: previous }))
+      .map(body => toPayload(JSON.parse(body) as ContentEvent))
     const floor = db.prepare("SELECT value FROM marks WHERE name = 'announced_floor'").pluck().get() as number | undefined
     const kept = db.prepare('SELECT COUNT(*) FROM announced').pluck().get() as number
     return { payloads, floor, kept }
   } finally {
     db.close()
+  }
+}
+
+async function sharedOutbox (url: string): Promise<Outboxed> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const bodies = await client.query<{ body: string }>("SELECT body FROM webhook_deliveries WHERE event LIKE 'content.%' ORDER BY seq")
+    const floor = await client.query<{ value: number }>("SELECT value::float8 AS value FROM webhook_marks WHERE name = 'announced_floor'")
+    const kept = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_announced')
+    return { payloads: bodies.rows.map(r => toPayload(JSON.parse(r.body) as ContentEvent)), floor: floor.rows[0]?.value, kept: kept.rows[0]?.n ?? 0 }
+  } finally {
+    await client.end()
   }
 }
 
@@ -43,11 +62,11 @@ eachStore(t, async (t, store, env) => {
     const updated = await first.store.update(SCOPE, 'post', { slug: 'a', status: 'draft', data: { title: 'a2' }, unique: [] })
     const deleted = await first.store.delete(SCOPE, 'post', 'b')
     await first.close()
-    const before = outbox(dataDir).payloads
+    const before = (await outbox(dataDir, first.config.databaseUrl)).payloads
     t.strictSame(before.map(p => p.slug), ['a', 'b', 'd'], `${store}: only the acknowledged writes were recorded`)
 
     await (await build(t, hooks, { dataDir, keepOpen: true })).close()
-    const after = outbox(dataDir)
+    const after = (await outbox(dataDir, first.config.databaseUrl))
     t.strictSame(after.payloads.slice(0, 3), before, 'the recorded events stay as they were')
     t.strictSame(after.payloads.slice(3), [
       { event: 'content.created', slug: 'c', seq: created.seq, status: 'draft', previous_status: null },
@@ -59,8 +78,8 @@ eachStore(t, async (t, store, env) => {
 
     const third = await build(t, hooks, { dataDir })
     t.equal((await third.inject({ method: 'PATCH', url: '/api/content/post/d', payload: { title: 'd2' } })).statusCode, 200)
-    t.strictSame(outbox(dataDir).payloads.slice(6).map(p => [p.event, p.slug]), [['content.updated', 'd']], 'a clean restart announces nothing again')
-    t.equal(outbox(dataDir).kept, 1, 'a recorded change is noted above the floor')
+    t.strictSame((await outbox(dataDir, first.config.databaseUrl)).payloads.slice(6).map(p => [p.event, p.slug]), [['content.updated', 'd']], 'a clean restart announces nothing again')
+    t.equal((await outbox(dataDir, first.config.databaseUrl)).kept, 1, 'a recorded change is noted above the floor')
   })
 
   t.test('an outbox started on existing content does not announce the past', async t => {
@@ -70,7 +89,7 @@ eachStore(t, async (t, store, env) => {
     t.equal((await first.inject({ method: 'POST', url: '/api/content/post', payload: { _slug: 'old', title: 'old' } })).statusCode, 201)
     await first.close()
     await (await build(t, hooks, { dataDir, keepOpen: true })).close()
-    const { payloads, floor } = outbox(dataDir)
+    const { payloads, floor } = (await outbox(dataDir, first.config.databaseUrl))
     t.strictSame(payloads, [], 'no event for what was written before webhooks were configured')
     t.ok(floor !== undefined && floor > 0, 'the floor starts at the latest seq')
   })

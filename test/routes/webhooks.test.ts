@@ -11,7 +11,9 @@ import {
 import { closedPortUrl, receiver, until } from '../lib/webhooks/receiver.js'
 
 const FAST: Env = { CMS_WEBHOOK_BACKOFF_MS: '1' }
-const contentEvent = (slug: string): CmsEvent => ({ event: 'content.updated', collection: 'post', slug, locale: null, environment: 'default', seq: 1, status: 'published', previous_status: 'published' })
+// Each event its own change (seq): the outbox announces a seq once.
+let seq = 0
+const contentEvent = (slug: string): CmsEvent => ({ event: 'content.updated', collection: 'post', slug, locale: null, environment: 'default', seq: ++seq, status: 'published', previous_status: 'published' })
 
 async function deliveries (t: Test, app: FastifyInstance, query = '', headers: Record<string, string> = {}): Promise<DeliveriesReply> {
   const res = await app.inject({ method: 'GET', url: `/api/webhooks/deliveries${query}`, headers })
@@ -59,8 +61,8 @@ t.test('the history: newest first, every field, paging and the status filter', a
   const gone = await receiver(t, () => ({ status: 404 }))
   const app = await build(t, { ...FAST, CMS_WEBHOOKS: `${ok.url},${gone.url}` })
   for (const slug of ['one', 'two', 'three']) app.events.emit(contentEvent(slug))
-  await until(() => app.webhooks.deliveries({ page: 1, perPage: 10, status: 'pending' }).total === 0 &&
-    app.webhooks.deliveries({ page: 1, perPage: 10 }).total === 6, 5000, 'all six finished')
+  await until(async () => (await app.webhooks.deliveries({ page: 1, perPage: 10, status: 'pending' })).total === 0 &&
+    (await app.webhooks.deliveries({ page: 1, perPage: 10 })).total === 6, 5000, 'all six finished')
 
   const all = await deliveries(t, app, '?_per_page=100')
   t.equal(all.total, 6)
@@ -165,7 +167,7 @@ t.test('schema events: created, updated and deleted, with a slow receiver that n
     const took = Date.now() - started
     t.equal(res.statusCode, call.status, `${call.method} ${call.url}`)
     t.ok(took < 1500, `${call.method} replied in ${took} ms while the receiver takes 3 s`)
-    t.equal(app.webhooks.deliveries({ page: 1, perPage: 1 }).total, i + 1, 'in the outbox by the time the reply arrived')
+    t.equal((await app.webhooks.deliveries({ page: 1, perPage: 1 })).total, i + 1, 'in the outbox by the time the reply arrived')
   }
   await until(() => r.received.length === 3, 5000, 'three schema events')
   t.same(r.received.map(x => [x.body.event, x.body.name]).sort(),

@@ -61,7 +61,7 @@ t.test('a new outbox starts at the latest seq and announces nothing', async t =>
   const s = serviceOn(t, file, url)
   t.equal(await s.catchUp(source([rec(1, 'a'), rec(2, 'b')])), 0)
   t.equal(announced(file).floor, 2)
-  t.equal(s.deliveries({}).total, 0)
+  t.equal((await s.deliveries({})).total, 0)
 })
 
 t.test('the records above the floor never recorded are announced, in every scope; the floor passes them', async t => {
@@ -79,7 +79,7 @@ t.test('the records above the floor never recorded are announced, in every scope
   const log = [rec(1, 'fresh'), rec(2, 's2'), rec(3, 'edited'), rec(4, 's4'), rec(5, 'gone', 'delete'), rec(6, 'other', 'upsert', 'staging'), rec(7, 'elsewhere', 'upsert', 'production')]
   const second = serviceOn(t, file, url)
   t.equal(await second.catchUp(source(log, entries)), 4, 'seqs 1, 3, 5 and 6; not 7, outside the served scopes')
-  const events = second.deliveries({ perPage: 100 }).items.map(d => d.event)
+  const events = (await second.deliveries({ perPage: 100 })).items.map(d => d.event)
   t.strictSame(events.reverse(), ['content.updated', 'content.updated', 'content.created', 'content.updated', 'content.deleted', 'content.updated'])
   await second.close()
   t.equal(announced(file).floor, 7, 'the floor is the latest seq read: every record at or below it is announced')

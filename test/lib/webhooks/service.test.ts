@@ -3,7 +3,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { Outbox } from '../../../lib/webhooks/outbox.js'
 import { signature } from '../../../lib/webhooks/payload.js'
-import { WebhookService, displayUrl, type WebhookServiceOptions } from '../../../lib/webhooks/service.js'
+import { WebhookService, displayUrl, type DeliveryView, type WebhookServiceOptions } from '../../../lib/webhooks/service.js'
 import type { CmsEvent } from '../../../types/events.js'
 import { tempDir } from '../../helper.js'
 import { closedPortUrl, receiver, until } from './receiver.js'
@@ -18,12 +18,12 @@ function service (t: Test, options: Partial<WebhookServiceOptions> & { urls: str
     ...options
   })
   t.teardown(async () => { await s.close() })
-  if (start) s.start()
+  if (start) void s.start()
   return s
 }
 
-const only = (s: WebhookService): ReturnType<WebhookService['deliveries']>['items'][number] | undefined =>
-  s.deliveries({ page: 1, perPage: 10 }).items[0]
+const only = async (s: WebhookService): Promise<DeliveryView | undefined> =>
+  (await s.deliveries({ page: 1, perPage: 10 })).items[0]
 
 t.test('one delivery per URL, each with its own id, the stored bytes and the signature', async t => {
   const a = await receiver(t)
@@ -42,25 +42,25 @@ t.test('one delivery per URL, each with its own id, the stored bytes and the sig
     t.equal(r.headers['content-type'], 'application/json')
     t.equal(r.headers['content-length'], String(r.raw.length))
   }
-  await until(() => s.deliveries({ page: 1, perPage: 10, status: 'delivered' }).total === 2, 5000, 'both delivered')
+  await until(async () => (await s.deliveries({ page: 1, perPage: 10, status: 'delivered' })).total === 2, 5000, 'both delivered')
 })
 
 t.test('500, 500, then 200: the same id and the same bytes three times', async t => {
   const r = await receiver(t, (_req, i) => ({ status: i < 2 ? 500 : 200 }))
   const s = service(t, { urls: [r.url] })
   s.record(created)
-  await until(() => only(s)?.status === 'delivered', 5000, 'delivered')
+  await until(async () => (await only(s))?.status === 'delivered', 5000, 'delivered')
   t.equal(r.received.length, 3)
   t.same(new Set(r.received.map(x => x.headers['x-webhook-id'])).size, 1)
   t.ok(r.received.every(x => x.raw.equals(r.received[0]!.raw)), 'identical bytes on every attempt')
-  t.match(only(s), { attempts: 3, last_status: 200, last_error: null, next_attempt_at: null })
+  t.match(await only(s), { attempts: 3, last_status: 200, last_error: null, next_attempt_at: null })
 })
 
 t.test('a closed port is retried, then failed after the last attempt', async t => {
   const url = await closedPortUrl()
   const s = service(t, { urls: [url], maxAttempts: 3 })
   s.record(created)
-  const d = await until(() => { const d = only(s); return d?.status === 'failed' ? d : undefined }, 5000, 'failed')
+  const d = await until(async () => { const d = await only(s); return d?.status === 'failed' ? d : undefined }, 5000, 'failed')
   t.equal(d.attempts, 3)
   t.equal(d.last_status, null)
   t.match(d.last_error, /ECONNREFUSED.*gave up after 3 attempts/)
@@ -70,14 +70,14 @@ t.test('an attempt is cut off at the timeout and retried', async t => {
   const r = await receiver(t, (_req, i) => i === 0 ? { hang: true } : { status: 204 })
   const s = service(t, { urls: [r.url], timeoutMs: 200 })
   s.record(created)
-  await until(() => only(s)?.status === 'delivered', 5000, 'delivered on the second attempt')
+  await until(async () => (await only(s))?.status === 'delivered', 5000, 'delivered on the second attempt')
   t.equal(r.received.length, 2)
-  t.match(only(s), { attempts: 2, last_status: 204 })
+  t.match(await only(s), { attempts: 2, last_status: 204 })
 
   const hang = await receiver(t, () => ({ hang: true }))
   const s2 = service(t, { urls: [hang.url], timeoutMs: 150, maxAttempts: 2 })
   s2.record(created)
-  const d = await until(() => { const d = only(s2); return d?.status === 'failed' ? d : undefined }, 5000, 'failed')
+  const d = await until(async () => { const d = await only(s2); return d?.status === 'failed' ? d : undefined }, 5000, 'failed')
   t.match(d.last_error, /^timed out after 150 ms/)
 })
 
@@ -85,7 +85,7 @@ t.test('a 4xx other than 429 is not retried', async t => {
   const r = await receiver(t, () => ({ status: 410 }))
   const s = service(t, { urls: [r.url] })
   s.record(created)
-  const d = await until(() => { const d = only(s); return d?.status === 'failed' ? d : undefined }, 5000, 'failed')
+  const d = await until(async () => { const d = await only(s); return d?.status === 'failed' ? d : undefined }, 5000, 'failed')
   t.match(d, { attempts: 1, last_status: 410, last_error: 'HTTP 410', next_attempt_at: null })
   t.equal(r.received.length, 1)
 })
@@ -94,9 +94,9 @@ t.test('Retry-After on a 429 is honoured over a shorter back-off', async t => {
   const r = await receiver(t, (_req, i) => i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 })
   const s = service(t, { urls: [r.url] })
   s.record(created)
-  await until(() => { const d = only(s); return d?.status === 'pending' && d.attempts === 1 }, 5000, 'the first answer')
-  t.match(only(s), { last_status: 429, last_error: 'HTTP 429' })
-  await until(() => only(s)?.status === 'delivered', 5000, 'delivered')
+  await until(async () => { const d = await only(s); return d?.status === 'pending' && d.attempts === 1 }, 5000, 'the first answer')
+  t.match(await only(s), { last_status: 429, last_error: 'HTTP 429' })
+  await until(async () => (await only(s))?.status === 'delivered', 5000, 'delivered')
   const gap = r.received[1]!.at - r.received[0]!.at
   t.ok(gap >= 950, `waited ${gap} ms for Retry-After: 1 (back-off base 1 ms)`)
 })
@@ -107,8 +107,8 @@ t.test('a retry is due exactly its delay after the attempt was recorded, however
   let readings = 0
   const s = service(t, { urls: [r.url], now: () => Date.now() + 7 * readings++ })
   s.record(created)
-  await until(() => only(s)?.attempts === 1, 5000, 'the first answer')
-  const d = only(s)
+  await until(async () => (await only(s))?.attempts === 1, 5000, 'the first answer')
+  const d = await only(s)
   t.match(d, { status: 'pending', last_status: 503 })
   t.equal(Date.parse(d?.next_attempt_at ?? '') - Date.parse(d?.updated_at ?? ''), 1000)
 })
@@ -123,9 +123,9 @@ t.test('a flood of events: bounded attempts in flight, every one delivered', asy
     return { status: 200, delayMs: 20 }
   })
   const s = service(t, { urls: [r.url], concurrency: 3 })
-  for (let i = 0; i < 60; i++) s.record({ ...created, slug: `e-${i}` })
+  for (let i = 0; i < 60; i++) void s.record({ ...created, slug: `e-${i}`, seq: i + 1 })
   t.ok(s.inFlightCount <= 3)
-  await until(() => s.deliveries({ page: 1, perPage: 1, status: 'delivered' }).total === 60, 10_000, 'all delivered')
+  await until(async () => (await s.deliveries({ page: 1, perPage: 1, status: 'delivered' })).total === 60, 10_000, 'all delivered')
   t.ok(peak <= 3, `at most 3 at once (peak ${peak})`)
   t.same(new Set(r.received.map(x => x.body.slug)).size, 60)
 })
@@ -155,11 +155,11 @@ t.test('close leaves an attempt still in flight pending; the next start delivers
 
   r.answer(() => ({ status: 200 }))
   const second = service(t, { urls: [r.url], outboxFile: file })
-  await until(() => only(second)?.status === 'delivered', 5000, 'delivered after the restart')
+  await until(async () => (await only(second))?.status === 'delivered', 5000, 'delivered after the restart')
   t.equal(r.received.length, 2)
   t.equal(r.received[1]!.headers['x-webhook-id'], r.received[0]!.headers['x-webhook-id'])
   t.ok(r.received[1]!.raw.equals(r.received[0]!.raw))
-  t.match(only(second), { attempts: 1 }, 'the interrupted attempt was not counted')
+  t.match(await only(second), { attempts: 1 }, 'the interrupted attempt was not counted')
 })
 
 t.test('pending deliveries to a URL no longer configured are failed at start, not sent', async t => {
@@ -169,8 +169,8 @@ t.test('pending deliveries to a URL no longer configured are failed at start, no
   first.record(created)
   await first.close()
   const second = service(t, { urls: [r.url], outboxFile: file })
-  await until(() => second.deliveries({ page: 1, perPage: 10, status: 'delivered' }).total === 1, 5000, 'delivered')
-  t.match(second.deliveries({ page: 1, perPage: 10, status: 'failed' }).items, [
+  await until(async () => (await second.deliveries({ page: 1, perPage: 10, status: 'delivered' })).total === 1, 5000, 'delivered')
+  t.match((await second.deliveries({ page: 1, perPage: 10, status: 'failed' })).items, [
     { url: 'http://127.0.0.1:9/gone', attempts: 0, last_error: 'webhook URL no longer configured' }
   ])
 })
@@ -180,9 +180,9 @@ t.test('credentials in a URL are sent as Basic auth and masked in the history', 
   const url = r.url.replace('http://', 'http://hook-user:p%40ss@')
   const s = service(t, { urls: [url] })
   s.record(created)
-  await until(() => only(s)?.status === 'delivered', 5000, 'delivered')
+  await until(async () => (await only(s))?.status === 'delivered', 5000, 'delivered')
   t.equal(r.received[0]!.headers.authorization, `Basic ${Buffer.from('hook-user:p@ss').toString('base64')}`)
-  t.equal(only(s)?.url, r.url.replace('http://', 'http://***:***@'))
+  t.equal((await only(s))?.url, r.url.replace('http://', 'http://***:***@'))
   t.equal(displayUrl('https://example.com/x?y=1'), 'https://example.com/x?y=1')
 })
 
@@ -190,7 +190,7 @@ t.test('the last error never carries what the receiver answered', async t => {
   const r = await receiver(t, () => ({ status: 400, headers: { 'x-echo': 'top-secret' } }))
   const s = service(t, { urls: [r.url], secret: 'top-secret' })
   s.record(created)
-  const d = await until(() => { const d = only(s); return d?.status === 'failed' ? d : undefined }, 5000, 'failed')
+  const d = await until(async () => { const d = await only(s); return d?.status === 'failed' ? d : undefined }, 5000, 'failed')
   t.equal(d.last_error, 'HTTP 400')
 })
 
@@ -200,7 +200,7 @@ t.test('without URLs nothing is opened or recorded', async t => {
   t.notOk(s.enabled)
   s.start()
   s.record(created)
-  t.same(s.deliveries({ page: 2, perPage: 5 }), { items: [], total: 0, page: 2, per_page: 5, pages: 0, next: null })
+  t.same((await s.deliveries({ page: 2, perPage: 5 })), { items: [], total: 0, page: 2, per_page: 5, pages: 0, next: null })
   await s.close()
   t.notOk(existsSync(path.join(dir, 'outbox.db')))
 })
@@ -209,7 +209,7 @@ t.test('a URL listed twice is notified once per event', async t => {
   const r = await receiver(t)
   const s = service(t, { urls: [r.url, r.url] })
   s.record(created)
-  await until(() => only(s)?.status === 'delivered', 5000, 'delivered')
-  t.equal(s.deliveries({ page: 1, perPage: 10 }).total, 1)
+  await until(async () => (await only(s))?.status === 'delivered', 5000, 'delivered')
+  t.equal((await s.deliveries({ page: 1, perPage: 10 })).total, 1)
   t.equal(r.received.length, 1)
 })
