@@ -9,14 +9,6 @@ import type { Test } from 'tap'
 import { ROOT, freePort, healthy, startServer, tempDir, type Env, type ServerProcess } from '../helper.js'
 import { until } from '../lib/webhooks/receiver.js'
 
-/**
- * What the replica tests wait for (issue 23), named in their tap `todo` option: a test marked with
- * one runs and reports, but does not fail the suite, until the piece lands and its mark is removed.
- */
-export const MISSING = {
-  outbox: 'the webhook outbox in the database (one replica claims each delivery)'
-} as const
-
 export const NGINX = process.env.LECTERN_NGINX ?? '/usr/sbin/nginx'
 /** The nginx config the replicas' compose file mounts, which the end-to-end test runs too. */
 export const NGINX_CONF = path.join(ROOT, 'deploy', 'nginx', 'lectern.conf')
