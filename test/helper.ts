@@ -42,7 +42,10 @@ export function tempDir (t: Test, prefix = 'lectern-test-'): string {
 export const ROOT = path.resolve(import.meta.dirname, '..')
 
 /** Node flags and environment that run TypeScript sources in a child process, as tap runs them here. */
-export const TS_CHILD_ARGS = process.execArgv.filter(a => a.startsWith('--import') || a === '--enable-source-maps')
+export const TS_CHILD_ARGS = process.execArgv
+  .filter(a => a.startsWith('--import') || a === '--enable-source-maps')
+  // .taprc names the loader from the repository root: a child may run elsewhere
+  .map(a => a.startsWith('--import=./') ? `--import=${pathToFileURL(path.join(ROOT, a.slice('--import='.length))).href}` : a)
 export const TS_CHILD_ENV: Env = {
   ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('TS_NODE_') && e[1] !== undefined)),
   PATH: process.env.PATH ?? ''
