@@ -4,15 +4,17 @@ import { fileURLToPath } from 'node:url'
 import { transform } from 'esbuild'
 
 const TS_FILE = /\.m?ts$/
-const RELATIVE_JS = /^\.{1,2}\/.*\.js$/
+/** A path or file URL (not a package) to a .js file, and its query (tap's mocks add one). */
+const LOCAL_JS = /^((?:\.{1,2}\/|\/|file:).*)\.js([?#].*)?$/
 
-/** Relative `.js` specifiers name the `.ts` source beside them (tsconfig `module: NodeNext`). */
+/** A `.js` specifier of a file that is not there names the `.ts` source beside it (tsconfig `module: NodeNext`). */
 export async function resolve (specifier, context, nextResolve) {
   try {
     return await nextResolve(specifier, context)
   } catch (err) {
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !RELATIVE_JS.test(specifier)) throw err
-    return await nextResolve(`${specifier.slice(0, -3)}.ts`, context)
+    const local = LOCAL_JS.exec(specifier)
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || local === null) throw err
+    return await nextResolve(`${local[1]}.ts${local[2] ?? ''}`, context)
   }
 }
 
