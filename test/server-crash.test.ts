@@ -124,33 +124,27 @@ async function client (base: string, name: string, log: Sent[], failures: string
   }
 }
 
-/** The start of the server before, while one is starting: starts are one at a time (see startHealthy). */
-let starting: Promise<unknown> = Promise.resolve()
-
 /**
- * A server started and answering /health. Each start loads every TypeScript source through the
- * test loader, which on a busy machine can outlast Fastify's plugin timeout (10 s): starts are
- * made one at a time, and a start that failed for that reason alone is made again (three tries).
+ * A server started and answering /health. A start loads every TypeScript source through the test
+ * loader, which on a very busy machine can outlast Fastify's plugin timeout (10 s): a start that
+ * failed for that reason alone is made again (three tries). The two stores' servers start at the
+ * same time: a start is CPU work, and when this file runs last it has both cores.
  */
 async function startHealthy (t: Test, env: Env, what: string): Promise<{ server: ServerProcess, port: number }> {
-  const run = starting.then(async () => {
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort()
-      const started = Date.now()
-      const server = startServer({ ...env, CMS_PORT: String(port) })
-      t.teardown(() => { if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL') })
-      if (await healthy(port, server.exited, 60_000)) {
-        t.comment(`${what}: serving after ${Date.now() - started} ms`)
-        return { server, port }
-      }
-      server.child.kill('SIGKILL')
-      await server.exited
-      if (attempt === 3 || !server.output().includes('did not start in time')) throw new Error(`${what}: the server did not start: ${server.output().slice(-2000)}`)
-      t.comment(`${what}: start-up timed out (try ${attempt}), starting again`)
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    const started = Date.now()
+    const server = startServer({ ...env, CMS_PORT: String(port) })
+    t.teardown(() => { if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL') })
+    if (await healthy(port, server.exited, 60_000)) {
+      t.comment(`${what}: serving after ${Date.now() - started} ms`)
+      return { server, port }
     }
-  })
-  starting = run.catch(() => {})
-  return await run
+    server.child.kill('SIGKILL')
+    await server.exited
+    if (attempt === 3 || !server.output().includes('did not start in time')) throw new Error(`${what}: the server did not start: ${server.output().slice(-2000)}`)
+    t.comment(`${what}: start-up timed out (try ${attempt}), starting again`)
+  }
 }
 
 /** The server's settings: webhooks to a URL never reachable and not retried for an hour, so each payload stays in the outbox for the test to read. */

@@ -5,12 +5,13 @@ import { spawn } from 'node:child_process'
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { RUN_DIR } from '../fixtures/postgres.js'
+import { TS_CHILD_ARGS } from '../fixtures/processes.js'
 import { clearStale } from './stale.js'
 
 const READY_TIMEOUT_MS = 60_000
-// The supervisor needs tap's TypeScript loader only: not its coverage or mock hooks (it is no
-// program code, and each hook costs a part of a second at start).
-const LOADER_ARGS = process.execArgv.filter(a => a.includes('@tapjs/typescript'))
+// The supervisor needs the TypeScript loader only (test/ts-loader.mjs): not tap's coverage or mock
+// hooks (it is no program code, and each hook costs a part of a second at start).
+const LOADER_ARGS = TS_CHILD_ARGS.filter(a => a.includes('ts-loader.mjs'))
 
 async function start (runner: number): Promise<void> {
   mkdirSync(RUN_DIR, { recursive: true })
