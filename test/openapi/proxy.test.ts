@@ -12,7 +12,8 @@ import type { OpenApiDocument, Operation } from '../../lib/openapi/document.js'
 import { dataDirWithSchemas } from './fixtures.js'
 import { UPLOAD_LIMIT, trafficScript, type Call } from './traffic.js'
 import { decodeSyncCursor, encodeSyncCursor } from '../../lib/sync/cursor.js'
-import { loadSyncSecret } from '../../lib/sync/secret.js'
+import { loadSharedSyncSecret, loadSyncSecret } from '../../lib/sync/secret.js'
+import { PostgresStore } from '../../lib/store/postgres.js'
 
 /** Headers of the transport, not of an operation. */
 const TRANSPORT = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'])
@@ -145,13 +146,26 @@ function unseenStatuses (doc: OpenApiDocument, seen: Set<string>): string[] {
 // A server and a Prism proxy per store, each replaying the whole script: a minute or so each on a busy machine.
 t.setTimeout(Math.max(120_000, STORES.length * 90_000))
 
+/** The key the server signs sync cursors with: its data dir's, or with postgres the database's (one for every replica). */
+async function serverSyncSecret (dataDir: string, env: Record<string, string>): Promise<Buffer> {
+  if (env.CMS_STORE !== 'postgres') return await loadSyncSecret(dataDir)
+  const store = new PostgresStore({ dataDir, databaseUrl: env.CMS_DATABASE_URL })
+  await store.open()
+  try {
+    return await loadSharedSyncSecret(store)
+  } finally {
+    await store.close()
+  }
+}
+
 t.test('the traffic script through a validating proxy', async t => {
   const png = new Uint8Array(await sharp({ create: { width: 4, height: 4, channels: 3, background: 'red' } }).png().toBuffer())
   for (const store of STORES) {
     await t.test(`store=${store}`, async t => {
       const port = await freePort()
       const dataDir = dataDirWithSchemas(t)
-      const server = startServer({ ...KEYS_ENV, CMS_UPLOAD_LIMIT: String(UPLOAD_LIMIT), ...await storeEnv(t, store, dataDir), CMS_SEED: 'false', CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir, CMS_LOG_LEVEL: 'warn' })
+      const env = await storeEnv(t, store, dataDir)
+      const server = startServer({ ...KEYS_ENV, CMS_UPLOAD_LIMIT: String(UPLOAD_LIMIT), ...env, CMS_SEED: 'false', CMS_PORT: String(port), CMS_HOST: '127.0.0.1', CMS_DATA_DIR: dataDir, CMS_LOG_LEVEL: 'warn' })
       t.teardown(async () => { server.child.kill(); await server.exited })
       await waitForHealth(t, port, server.exited)
       const doc = await (await fetch(`http://127.0.0.1:${port}/api/openapi.json`)).json() as OpenApiDocument
@@ -160,7 +174,7 @@ t.test('the traffic script through a validating proxy', async t => {
       const base = await startPrism(t, spec, `http://127.0.0.1:${port}`)
       const script = trafficScript(png)
       // The server's sync key signs a cursor like the recorded one, a million changes ahead.
-      const secret = await loadSyncSecret(dataDir)
+      const secret = await serverSyncSecret(dataDir, env)
       const ahead = (text: string): string => {
         const cursor = decodeSyncCursor(text, secret)
         if (cursor === null) throw new Error('no sync cursor recorded')
