@@ -229,3 +229,71 @@ export async function expectUnique (store: Pick<ContentStore, 'findByValue'>, sc
   checkUniqueHolders(await Promise.all(values.map(async ([path, value]) =>
     [path, await store.findByValue(scope, collection, path, value, input.slug)] as const)))
 }
+
+// ---- what the database stores queue (SQLite, PostgreSQL: one transaction per event-loop turn) ---
+
+/** A create or update as queued: its row's values, decided in the write's savepoint. */
+export interface WriteOperation {
+  kind: 'create' | 'update'
+  scope: Scope
+  collection: string
+  /** The locale column: '' when locales are off. */
+  locale: string
+  slug: string
+  status: EntryStatus
+  json: string
+  search: string
+  at: string
+  /** The values of the write's unique fields (EntryInput.unique), decided in its savepoint. */
+  unique: Array<[path: string, value: string | number | boolean]>
+}
+
+export interface DeleteOperation {
+  kind: 'delete'
+  scope: Scope
+  collection: string
+  locale: string
+  slug: string
+  /** The tombstone's time (what retention counts from). */
+  at: string
+}
+
+/** What a write did in its savepoint: the row's created_at (create, update) and its change's seq (null: a delete of nothing). */
+export interface Applied {
+  createdAt?: string
+  seq: number | null
+}
+
+/** A queued write, its promise's two ends, and its outcome once its savepoint ran. */
+export interface Pending<O> {
+  op: O
+  resolve: (value: Applied) => void
+  reject: (err: unknown) => void
+  result?: { ok: true, value: Applied } | { ok: false, error: unknown }
+}
+
+/** A field a collection's expression index is built on, and the direction of its index. */
+export interface IndexedField {
+  field: FieldRef
+  direction: 'asc' | 'desc'
+}
+
+/**
+ * The fields a collection's expression indexes are built on, in order, each store writing them in
+ * its own SQL (at most its own number of indexes): the default_sort field in its default
+ * direction; each unique field no scalar index covers as findByValue compares it (any direction
+ * serves its equality; a unique date field is looked up as text); then every scalar lists filter
+ * and sort on, in the direction lists usually want: newest or largest first for dates and numbers,
+ * A to Z for text (an index walked backwards yields equal keys in descending slug order, which
+ * the database then re-sorts: the slug tie-break is ascending either way).
+ */
+export function indexedFields (schema: ResolvedSchema): IndexedField[] {
+  const out: IndexedField[] = []
+  const sort = defaultSortKey(schema)
+  if (sort !== null && !sort.field.system && !sort.field.array) out.push({ field: sort.field, direction: sort.direction })
+  const scalars = indexableFieldRefs(schema)
+  const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
+  for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) out.push({ field, direction: 'asc' })
+  for (const field of scalars) out.push({ field, direction: field.kind === 'number' || field.kind === 'date' ? 'desc' : 'asc' })
+  return out
+}

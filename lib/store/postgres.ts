@@ -27,8 +27,9 @@ import { jsonbText, numbered, pgText, postgresDialect } from '../query/postgres-
 import { sqlBuilder, type Params } from '../query/sql.js'
 import { searchText } from '../query/values.js'
 import {
-  checkUniqueHolders, defaultSortKey, entryMissing, frozenEntry, indexableFieldRefs, isEntryStatus, isLookupValue, lookupKind,
-  silentLogger, slugTaken, timestamps, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
+  checkUniqueHolders, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
+  silentLogger, slugTaken, timestamps, uniqueValues, type StoreLogger, type StoreOptions,
+  indexedFields, type Applied, type DeleteOperation, type Pending as PendingWrite, type WriteOperation
 } from './common.js'
 import { assertStoredSlug, checkBucket, isCollectionName, isSlug } from './names.js'
 import { entryChange, storeChangeLogOptions } from './changes/common.js'
@@ -69,42 +70,14 @@ interface EntryRow {
   doc: string
 }
 
-interface WriteOperation {
-  kind: 'create' | 'update'
-  scope: Scope
-  collection: string
-  locale: string
-  slug: string
-  status: EntryStatus
-  json: string
+/** A create or update as queued, with its data's JSONB text (jsonbText). */
+interface PgWriteOperation extends WriteOperation {
   jsonb: string
-  search: string
-  at: string
-  unique: Array<[path: string, value: string | number | boolean]>
 }
 
-interface DeleteOperation {
-  kind: 'delete'
-  scope: Scope
-  collection: string
-  locale: string
-  slug: string
-  at: string
-}
+type Operation = PgWriteOperation | DeleteOperation
 
-type Operation = WriteOperation | DeleteOperation
-
-interface Applied {
-  createdAt?: string
-  seq: number | null
-}
-
-interface Pending {
-  op: Operation
-  resolve: (value: Applied) => void
-  reject: (err: unknown) => void
-  result?: { ok: true, value: Applied } | { ok: false, error: unknown }
-}
+type Pending = PendingWrite<Operation>
 
 /** What open learns of the schema it works in: the names its locks and announcements are derived from. */
 interface Identity {
@@ -683,7 +656,7 @@ export class PostgresStore implements ContentStore {
   }
 
   /** The unique rule's lookups, inside the write's savepoint: every committed row and the batch's earlier writes count. */
-  private async holders (client: Queryable, op: WriteOperation): Promise<Array<[string, string | null]>> {
+  private async holders (client: Queryable, op: PgWriteOperation): Promise<Array<[string, string | null]>> {
     return await Promise.all(op.unique.map(async ([path, value]) =>
       [path, await this.holder(client, op.scope.environment, op.collection, op.locale, path, value, op.slug)] as [string, string | null]))
   }
@@ -713,7 +686,7 @@ function unwrap<T> (outcome: Settled<T>): T {
   return outcome.value
 }
 
-function writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): WriteOperation {
+function writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): PgWriteOperation {
   checkBucket(scope, collection)
   assertStoredSlug(input.slug)
   if (!isEntryStatus(input.status)) throw new CmsError('BAD_REQUEST', "Status must be 'draft' or 'published'.")
@@ -776,25 +749,19 @@ async function inLockedTransaction<T> (client: Queryable, writeLock: string | un
   }
 }
 
-/** The expression indexes a collection's schema asks for: name → CREATE INDEX statement. The choice of fields is SQLite's (sqlite.ts `wantedIndexes`). */
+/** The expression indexes a collection's schema asks for: name → CREATE INDEX statement (the fields: common.ts `indexedFields`). */
 function wantedIndexes (schema: ResolvedSchema): Map<string, string> {
   const collection = schema.name
   const wanted = new Map<string, string>()
-  const add = (field: FieldRef, direction: 'asc' | 'desc'): void => {
+  for (const { field, direction } of indexedFields(schema)) {
     const key = sql.indexKeySql(field.path, field.kind)
-    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) return
+    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) continue
     // The order ORDER BY writes (sql.ts `orderSql`), nulls included, so the index yields it.
     const columns = `environment, locale, (${key}) ${direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}, slug`
     const name = `${indexPrefix(collection)}${shortHash(columns)}`
     // DDL takes no parameters: the collection is a checked name (names.ts), the key our own expression.
     wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
   }
-  const sort = defaultSortKey(schema)
-  if (sort !== null && !sort.field.system && !sort.field.array) add(sort.field, sort.direction)
-  const scalars = indexableFieldRefs(schema)
-  const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
-  for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'asc')
-  for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'desc' : 'asc')
   return wanted
 }
 

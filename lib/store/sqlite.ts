@@ -31,8 +31,9 @@ import { CmsError } from '../errors.js'
 import { afterSegments, conditionsSql, indexKeySql, orderSql, keySql, type Params } from '../query/sql.js'
 import { searchText } from '../query/values.js'
 import {
-  CollectionCache, checkUniqueHolders, conditionsKey, defaultSortKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
-  slugTaken, timestamps, indexableFieldRefs, silentLogger, uniqueFieldRefs, uniqueValues, type StoreLogger, type StoreOptions
+  CollectionCache, checkUniqueHolders, conditionsKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
+  slugTaken, timestamps, silentLogger, uniqueValues, type StoreLogger, type StoreOptions,
+  indexedFields, type Applied, type DeleteOperation, type Pending as PendingWrite, type WriteOperation
 } from './common.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
 import { EntryCache, bucketText } from './entry-cache.js'
@@ -103,44 +104,9 @@ interface EntryRow {
   data: string
 }
 
-interface WriteOperation {
-  kind: 'create' | 'update'
-  scope: Scope
-  collection: string
-  /** The locale column: '' when locales are off. */
-  locale: string
-  slug: string
-  status: EntryStatus
-  json: string
-  search: string
-  at: string
-  /** The values of the write's unique fields (EntryInput.unique), decided in its savepoint. */
-  unique: Array<[path: string, value: string | number | boolean]>
-}
-
-interface DeleteOperation {
-  kind: 'delete'
-  scope: Scope
-  collection: string
-  locale: string
-  slug: string
-  /** The tombstone's time (what retention counts from). */
-  at: string
-}
-
 type Operation = WriteOperation | DeleteOperation
 
-/** What a write did in its savepoint: the row's created_at (create, update) and its change's seq (null: a delete of nothing). */
-interface Applied {
-  createdAt?: string
-  seq: number | null
-}
-
-interface Pending {
-  op: Operation
-  resolve: (value: Applied) => void
-  reject: (err: unknown) => void
-  result?: { ok: true, value: Applied } | { ok: false, error: unknown }
+interface Pending extends PendingWrite<Operation> {
   /** The row an update or delete changed (for the row cache). */
   rowId?: number
 }
@@ -885,23 +851,13 @@ export class SqliteStore implements ContentStore {
 function wantedIndexes (schema: ResolvedSchema): Map<string, string> {
   const collection = schema.name
   const wanted = new Map<string, string>()
-  const add = (field: FieldRef, direction: 'ASC' | 'DESC'): void => {
+  for (const { field, direction } of indexedFields(schema)) {
     const key = indexKeySql(field.path, field.kind)
-    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) return
-    const columns = `environment, locale, ${key} ${direction}, slug`
+    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) continue
+    const columns = `environment, locale, ${key} ${direction === 'desc' ? 'DESC' : 'ASC'}, slug`
     const name = indexName(collection, columns)
     wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
   }
-  const sort = defaultSortKey(schema)
-  if (sort !== null && !sort.field.system && !sort.field.array) add(sort.field, sort.direction === 'desc' ? 'DESC' : 'ASC')
-  // An index walked backwards yields equal keys in descending slug order, which SQLite then
-  // re-sorts (the slug tie-break is ascending either way): each field gets the direction lists
-  // usually want, newest or largest first for dates and numbers, A to Z for text.
-  const scalars = indexableFieldRefs(schema)
-  const covered = new Set(scalars.map(f => `${f.name}\u0000${f.kind}`))
-  // Any direction serves findByValue's equality; a unique date field is looked up as text.
-  for (const field of uniqueFieldRefs(schema)) if (!covered.has(`${field.name}\u0000${field.kind}`)) add(field, 'ASC')
-  for (const field of scalars) add(field, field.kind === 'number' || field.kind === 'date' ? 'DESC' : 'ASC')
   return wanted
 }
 
