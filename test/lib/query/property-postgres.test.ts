@@ -6,6 +6,6 @@ import { checkAgainstReference } from './property-check.js'
 
 const postgres = storeFactories.filter(factory => factory.name === 'postgres')
 
-t.test('the PostgreSQL store returns the same pages as the reference', { skip: postgres.length === 0 ? 'CMS_TEST_DATABASE_URL is not set' : false }, async t => {
+t.test('the PostgreSQL store returns the same pages as the reference', { skip: postgres.length === 0 ? 'postgres is not among LECTERN_TEST_STORES' : false }, async t => {
   await checkAgainstReference(t, postgres)
 })
