@@ -23,6 +23,7 @@
 //   write's savepoint, its seq handed out under the write lock (so in commit order). A write resolves only once its record is durable, so a client that was
 //   answered finds its write in the log, after any restart or crash.
 import type { ChangeLog } from './changes.js'
+import type { EditorialStore } from './editorial.js'
 import type { ListQuery } from './query.js'
 import type { ResolvedSchema } from './schema.js'
 import type { Scope } from './scope.js'
@@ -55,6 +56,15 @@ export interface EntryInput {
    * is unique.
    */
   unique?: readonly string[]
+  /**
+   * CMS_REVISIONS: when above 0, the write also stores a version of the entry as written (its
+   * status and data, types/editorial.ts), numbered one above the entry's newest (kept or not,
+   * also across a delete), and drops the versions older than the newest `keepVersions`, all in
+   * the write's own commit. Absent or 0: no version.
+   */
+  keepVersions?: number
+  /** The write publishes the entry's pending draft: the draft is removed in the write's own commit. */
+  clearDraft?: boolean
 }
 
 export interface ListResult {
@@ -77,7 +87,7 @@ export interface StoredLocation {
   entry: StoredEntry
 }
 
-export interface ContentStore {
+export interface ContentStore extends EditorialStore {
   readonly kind: 'sqlite' | 'file' | 'postgres'
   /** Opens the database or builds the in-memory index. */
   open: () => Promise<void>
@@ -143,6 +153,10 @@ export interface ContentStore {
   create: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredWrite>
   /** Durable (entry and change record) before it resolves. Rejects with NOT_FOUND when the entry is missing, or VALIDATION_FAILED (unique). */
   update: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredWrite>
-  /** Durable (removal and tombstone) before it resolves: the tombstone's seq; null when there was nothing to delete (no record). */
+  /**
+   * Durable (removal and tombstone) before it resolves: the tombstone's seq; null when there was
+   * nothing to delete (no record). The entry's pending draft and schedules (pending and failed) go
+   * in the same commit; its versions stay.
+   */
   delete: (scope: Scope, collection: string, slug: string) => Promise<number | null>
 }

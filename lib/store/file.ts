@@ -47,6 +47,7 @@ import type { ResolvedSchema } from '../../types/schema.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../../types/scope.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
+import type { EntryVersion, ScheduleRecord, SchedulePage, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
 export const CONTENT_DIR = 'content'
 /** The folder of entries without a locale (locales off). Never a valid locale name. */
@@ -542,6 +543,21 @@ export class FileStore implements ContentStore {
       }
     }
   }
+
+  // ---- editorial (types/editorial.ts): being built -----------------------------------------
+
+  async versions (): Promise<{ items: VersionSummary[], total: number }> { throw new Error('not built yet') }
+  async version (): Promise<EntryVersion | undefined> { throw new Error('not built yet') }
+  async getDraft (): Promise<StoredDraft | undefined> { throw new Error('not built yet') }
+  async putDraft (): Promise<StoredDraft> { throw new Error('not built yet') }
+  async deleteDraft (): Promise<boolean> { throw new Error('not built yet') }
+  async addSchedule (): Promise<ScheduleRecord> { throw new Error('not built yet') }
+  async getSchedule (): Promise<ScheduleRecord | undefined> { throw new Error('not built yet') }
+  async listSchedules (): Promise<SchedulePage> { throw new Error('not built yet') }
+  async deleteSchedule (): Promise<boolean> { throw new Error('not built yet') }
+  async claimSchedules (): Promise<ScheduleRecord[]> { throw new Error('not built yet') }
+  async finishSchedule (): Promise<boolean> { throw new Error('not built yet') }
+  async nextScheduleAt (): Promise<string | null> { throw new Error('not built yet') }
 
   // ---- writes --------------------------------------------------------------------------------
 
