@@ -13,7 +13,6 @@ import type { EntryVersion, ScheduleInput, ScheduleRecord, ScheduleStatus, Store
 
 export const EDITORIAL_DDL = `
   CREATE TABLE IF NOT EXISTS versions (
-    id INTEGER PRIMARY KEY,
     environment TEXT NOT NULL,
     collection TEXT NOT NULL,
     locale TEXT NOT NULL,
@@ -22,9 +21,9 @@ export const EDITORIAL_DDL = `
     status TEXT NOT NULL CHECK (status IN ('draft', 'published')),
     data TEXT NOT NULL,
     created_at TEXT NOT NULL,
-    entry_created_at TEXT NOT NULL
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS versions_key ON versions (environment, collection, locale, slug, version);
+    entry_created_at TEXT NOT NULL,
+    PRIMARY KEY (environment, collection, locale, slug, version)
+  ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS drafts (
     environment TEXT NOT NULL,
     collection TEXT NOT NULL,
