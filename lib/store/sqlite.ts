@@ -43,6 +43,8 @@ import { setAsideUnreadable } from './sqlite-set-aside.js'
 import { analyze, registerFunctions } from './sqlite-connection.js'
 import { buildIndexes } from './sqlite-index-build.js'
 import { EDITORIAL_DDL, EditorialTables, type EntryKey } from './sqlite-editorial.js'
+import { applyLayout } from './sqlite-layout.js'
+import { layoutOf, type Layout } from './layout.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, KeysetPosition, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
@@ -146,6 +148,8 @@ export class SqliteStore implements ContentStore {
   private readonly log: StoreLogger
   private readonly now: () => string
   private readonly changeLogOptions: ChangeLogOptions
+  /** Where unlabelled content lives under the settings (§14): the store moves its content there at open. */
+  private readonly layout: Layout
   /** Made at open (it needs the database). */
   private changeLog: SqliteChangeLog | null = null
   /** The editorial tables' statements (sqlite-editorial.ts), made at open. */
@@ -192,6 +196,7 @@ export class SqliteStore implements ContentStore {
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
     this.changeLogOptions = storeChangeLogOptions(options)
+    this.layout = layoutOf(options)
     // With 0 bytes (a `lectern` command, which reads each entry once) nothing fits: every entry
     // is larger than a one-byte bound, and lru-cache does not keep what exceeds it.
     const maxSize = Math.max(1, options.entryCacheBytes ?? DEFAULT_ENTRY_CACHE_BYTES)
@@ -221,6 +226,7 @@ export class SqliteStore implements ContentStore {
     mkdirSync(path.dirname(this.file), { recursive: true })
     const db = new Database(this.file)
     let changeLog: SqliteChangeLog
+    let tables: EditorialTables
     try {
       db.pragma('journal_mode = WAL')
       // FULL: each COMMIT is on disk before it returns, so a resolved write survives a power cut.
@@ -236,6 +242,9 @@ export class SqliteStore implements ContentStore {
       // With the log open, so each row set aside gets its tombstone in the same transaction.
       const at = this.now()
       setAsideUnreadable(db, this.log, at, key => changeLog.record(entryChange({ ...key, locale: key.locale === '' ? null : key.locale }, null, at)))
+      tables = new EditorialTables(db)
+      // Before anything reads; the log's records in memory catch up with its records at the next read.
+      applyLayout({ db, tables, record: change => changeLog.record(change), at, log: this.log }, this.layout)
       this.refreshSearch(db)
     } catch (err) {
       db.close()
@@ -243,8 +252,8 @@ export class SqliteStore implements ContentStore {
     }
     this.db = db
     this.changeLog = changeLog
-    this.tables = new EditorialTables(db)
-    this.writeBatch = this.batchTransaction(db, changeLog, this.tables)
+    this.tables = tables
+    this.writeBatch = this.batchTransaction(db, changeLog, tables)
     for (const name of db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND name LIKE 'ix:%'").pluck().all() as string[]) {
       const collection = name.split(':')[1] as string
       const set = this.indexes.get(collection) ?? new Set()
