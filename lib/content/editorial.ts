@@ -235,6 +235,6 @@ function draftMissing (slug: string, collection: string): Error {
 
 /** The view with `_version` after the system fields. Rest and spread define properties: no key reaches a prototype. */
 export function withVersion (view: EntryView, version: number): EntryView & { _version: number } {
-  const { _slug, _status, _created_at, _updated_at, ...data } = view
-  return { _slug, _status, _created_at, _updated_at, _version: version, ...data }
+  const { _slug: slug, _status: status, _created_at: createdAt, _updated_at: updatedAt, ...data } = view
+  return { _slug: slug, _status: status, _created_at: createdAt, _updated_at: updatedAt, _version: version, ...data }
 }
