@@ -194,3 +194,23 @@ eachStore(t, async (t, _store, env: Env) => {
     await send(t, app, 'POST', '/api/content/posts/p/versions/1/restore', undefined, {})
   })
 })
+
+t.test('the OpenAPI document: the editorial routes, generic and per collection, a key required with keys on', async t => {
+  const { app } = await buildWithSchemas(t, KEYS_ENV)
+  const doc = (await app.inject({ url: '/api/openapi.json' })).json<{ paths: Record<string, Record<string, Body>>, components: { schemas: Record<string, Body> } }>()
+  const suffixes = ['/versions', '/versions/{n}', '/versions/{n}/restore', '/draft', '/draft/publish']
+  for (const base of ['/api/content/{collection}/{slug}', '/api/content/posts/{slug}']) {
+    for (const suffix of suffixes) t.ok(doc.paths[`${base}${suffix}`], `${base}${suffix}`)
+  }
+  const getVersions = doc.paths['/api/content/posts/{slug}/versions']?.get
+  t.same(getVersions?.security, [{ bearer: [] }, { apiKey: [] }], 'reads need a key')
+  t.ok((getVersions?.responses as Body)['401'])
+  const ref = (op: Body | undefined, status: string): unknown => ((op?.responses as Record<string, Body>)[status]?.content as Record<string, Body>)['application/json']?.schema
+  t.same(ref(doc.paths['/api/content/posts/{slug}/versions/{n}']?.get, '200'), { $ref: '#/components/schemas/posts.Version' })
+  t.same(ref(doc.paths['/api/content/posts/{slug}/draft']?.get, '200'), { $ref: '#/components/schemas/posts.Entry' })
+  t.same(ref(doc.paths['/api/content/posts/{slug}/draft/publish']?.post, '200'), { $ref: '#/components/schemas/posts.Entry' })
+  const putBody = (doc.paths['/api/content/posts/{slug}/draft']?.put?.requestBody as { content: Record<string, Body> }).content['application/json']?.schema
+  t.same(putBody, { $ref: '#/components/schemas/posts.Update' }, 'a draft body is an update body')
+  t.match(ref(getVersions, '200'), { properties: { items: { items: { properties: { version: {} } } } } }, 'the list keeps its own items')
+  t.match(doc.components.schemas['posts.Version'], { additionalProperties: true, properties: { _version: { type: 'integer' }, title: {} } })
+})
