@@ -36,7 +36,7 @@ export const getDraftSchema = {
   querystring: ScopeQuery,
   response: {
     200: DraftEntry,
-    ...errorResponses(400, 401, 403, 404)
+    ...errorResponses(400, 401, 404)
   }
 }
 

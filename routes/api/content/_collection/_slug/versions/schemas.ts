@@ -49,6 +49,6 @@ export const versionsSchema = {
   querystring: VersionsQuery,
   response: {
     200: VersionList,
-    ...errorResponses(400, 401, 403, 404)
+    ...errorResponses(400, 401, 404)
   }
 }

@@ -17,7 +17,7 @@ export const versionSchema = {
   querystring: ScopeQuery,
   response: {
     200: VersionEntry,
-    ...errorResponses(400, 401, 403, 404)
+    ...errorResponses(400, 401, 404)
   }
 }
 
