@@ -48,7 +48,7 @@ export interface ScheduleServiceOptions {
   /** Throws NOT_FOUND for an unknown collection (the content pipeline's check). */
   checkCollection: (collection: string) => void
   /** Called once a schedule is stored (the runner looks again: it may be due before its next look). */
-  added?: () => void
+  added: () => void
   now?: () => number
 }
 
@@ -67,7 +67,7 @@ export class ScheduleService {
   constructor (options: ScheduleServiceOptions) {
     this.store = options.store
     this.checkCollection = options.checkCollection
-    this.added = options.added ?? (() => {})
+    this.added = options.added
     this.now = options.now ?? Date.now
   }
 
