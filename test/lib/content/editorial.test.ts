@@ -194,3 +194,20 @@ t.test('deleteDraft discards; the entry\'s delete removes its draft', async t =>
   await service.create(scope, 'posts', { _slug: 'a', title: 'New' })
   await rejectsWith(t, service.getDraft(scope, 'posts', 'a'), 'NOT_FOUND')
 })
+
+t.test('editorial writes take the entry\'s lock: a publish and a PATCH sent together both apply, in order', async t => {
+  const { service, store } = setup()
+  await service.create(scope, 'posts', { _slug: 'a', title: 'Live' })
+  await service.putDraft(scope, 'posts', 'a', { title: 'Next' })
+  const [published, patched] = await Promise.all([
+    service.publishDraft(scope, 'posts', 'a'),
+    service.patch(scope, 'posts', 'a', { code: 'X' })
+  ])
+  t.equal(published.entry.data.title, 'Next')
+  t.same([patched.entry.data.title, patched.entry.data.code], ['Next', 'X'], 'the PATCH merged into the published draft')
+  t.same((await store.get(scope, 'posts', 'a'))?.data.code, 'X')
+  const [restored, unpublished] = await Promise.all([service.restore(scope, 'posts', 'a', 1), service.unpublish(scope, 'posts', 'a')])
+  t.equal(restored.entry.data.title, 'Live')
+  t.same([unpublished?.entry.status, unpublished?.entry.data.title], ['draft', 'Live'], 'the unpublish saw the restore')
+  t.same((await service.versions(scope, 'posts', 'a', {})).items.map(v => v.version), [5, 4, 3, 2, 1])
+})
