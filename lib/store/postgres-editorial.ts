@@ -66,27 +66,31 @@ function entryKey (scope: Scope, collection: string, slug: string): unknown[] {
   return [scope.environment, collection, localeKey(scope), slug]
 }
 
+/** What a write keeps of itself as a version (EntryInput.keepVersions > 0): the entry as written. */
+export interface VersionInput {
+  keep: number
+  status: EntryStatus
+  /** The data's JSON text, as the entry row stores it. */
+  doc: string
+  /** The write's time: the version's created_at (the entry's updated_at). */
+  at: string
+}
+
 /**
- * What a create or update adds to its savepoint, as one statement sent after the row's (null: nothing):
- * with `keepVersions` > 0, a version of the row as written (numbered one above the key's highest,
- * which the pruning never drops) and the drop of those `keepVersions` or more below it; with
- * `clearDraft`, the key's draft removed. A missing row (an update's NOT_FOUND) keeps no version,
- * and the savepoint's rollback undoes the rest.
+ * The version a create or update stores, in its savepoint after its row (one statement): numbered
+ * one above the key's highest (which no pruning drops), its entry_created_at read from the row just
+ * written (an update of nothing keeps none), then the key's versions `keep` or more below it
+ * dropped (a range of the primary key: nothing when not over the limit). With `clearDraft`, the
+ * key's draft goes in the same statement. Null: nothing to do.
  */
-export function versionSql (key: readonly unknown[], keepVersions: number, clearDraft: boolean): Statement | null {
-  const parts: string[] = []
-  const values = [...key]
-  if (keepVersions > 0) {
-    values.push(keepVersions)
-    parts.push(`top AS (SELECT coalesce(max(version), 0) + 1 AS v FROM entry_versions WHERE ${KEY_SQL})`,
-      `kept AS (INSERT INTO entry_versions (environment, collection, locale, slug, version, status, doc, created_at, entry_created_at)
-        SELECT e.environment, e.collection, e.locale, e.slug, top.v, e.status, e.doc, e.updated_at, e.created_at
-        FROM entries e, top WHERE ${keySql('e')} RETURNING version)`,
-      `dropped AS (DELETE FROM entry_versions WHERE ${KEY_SQL} AND version <= (SELECT version FROM kept) - $5::int)`)
-  }
-  if (clearDraft) parts.push(`cleared AS (DELETE FROM entry_drafts WHERE ${KEY_SQL})`)
-  if (parts.length === 0) return null
-  return { text: `WITH ${parts.join(',\n')} SELECT 1`, values }
+export function versionSql (key: readonly unknown[], version: VersionInput | null, clearDraft: boolean): Statement | null {
+  const cleared = `DELETE FROM entry_drafts WHERE ${KEY_SQL}`
+  if (version === null) return clearDraft ? { text: cleared, values: [...key] } : null
+  const text = `WITH kept AS (INSERT INTO entry_versions (environment, collection, locale, slug, version, status, doc, created_at, entry_created_at)
+      SELECT $1, $2, $3, $4, (SELECT coalesce(max(version), 0) + 1 FROM entry_versions WHERE ${KEY_SQL}), $6, $7, $8, e.created_at
+      FROM entries e WHERE ${keySql('e')} RETURNING version)${clearDraft ? `, cleared AS (${cleared})` : ''}
+    DELETE FROM entry_versions WHERE ${KEY_SQL} AND version <= (SELECT version FROM kept) - $5::int`
+  return { text, values: [...key, version.keep, version.status, version.doc, version.at] }
 }
 
 /** What a delete adds to its savepoint: the entry's draft and schedules go with it (its versions stay). */

@@ -738,7 +738,8 @@ export class PostgresStore implements ContentStore {
 
 /** The write's version and draft removal (postgres-editorial.ts `versionSql`), sent after its row; nothing when it keeps none. */
 async function keepVersion (client: Queryable, key: unknown[], op: PgWriteOperation): Promise<void> {
-  const statement = versionSql(key, op.keepVersions, op.clearDraft)
+  const version = op.keepVersions > 0 ? { keep: op.keepVersions, status: op.status, doc: op.json, at: op.at } : null
+  const statement = versionSql(key, version, op.clearDraft)
   if (statement !== null) await client.query(statement.text, statement.values)
 }
 
