@@ -7,6 +7,7 @@
 // the entry's row (FOR SHARE) and writes only if the entry is as the rule wants, so it is decided at
 // commit against every committed write; a write or delete of that entry waits for it, and the reverse.
 import { badRequest, conflict } from '../errors.js'
+import { numbered } from '../query/postgres-dialect.js'
 import { deepFreeze } from '../query/values.js'
 import { entryMissing, type StoreLogger } from './common.js'
 import { entryChange } from './changes/common.js'
@@ -31,9 +32,8 @@ export interface Statement {
 }
 
 const KEY_COLUMNS = ['environment', 'collection', 'locale', 'slug'] as const
-/** An entry key's columns (of table `alias`) equal to `$1`…`$4`: environment, collection, locale ('' when locales are off), slug. */
-const keySql = (alias = ''): string => KEY_COLUMNS.map((column, i) => `${alias === '' ? '' : `${alias}.`}${column} = $${i + 1}`).join(' AND ')
-const KEY_SQL = keySql()
+/** An entry key's columns equal to `$1`…`$4`: environment, collection, locale ('' when locales are off), slug. */
+const KEY_SQL = 'environment = $1 AND collection = $2 AND locale = $3 AND slug = $4'
 const SCHEDULE_COLUMNS = 'id, environment, collection, locale, slug, action, at, created_at, status, error'
 
 interface VersionRow {
@@ -76,29 +76,52 @@ export interface VersionInput {
   at: string
 }
 
-/**
- * The version a create or update stores, in its savepoint after its row (one statement): numbered
- * one above the key's highest (which no pruning drops), its entry_created_at read from the row just
- * written (an update of nothing keeps none), then the key's versions `keep` or more below it
- * dropped (a range of the primary key: nothing when not over the limit). With `clearDraft`, the
- * key's draft goes in the same statement. Null: nothing to do.
- */
-export function versionSql (key: readonly unknown[], version: VersionInput | null, clearDraft: boolean): Statement | null {
-  const cleared = `DELETE FROM entry_drafts WHERE ${KEY_SQL}`
-  if (version === null) return clearDraft ? { text: cleared, values: [...key] } : null
-  const text = `WITH kept AS (INSERT INTO entry_versions (environment, collection, locale, slug, version, status, doc, created_at, entry_created_at)
-      SELECT $1, $2, $3, $4, (SELECT coalesce(max(version), 0) + 1 FROM entry_versions WHERE ${KEY_SQL}), $6, $7, $8, e.created_at
-      FROM entries e WHERE ${keySql('e')} RETURNING version)${clearDraft ? `, cleared AS (${cleared})` : ''}
-    DELETE FROM entry_versions WHERE ${KEY_SQL} AND version <= (SELECT version FROM kept) - $5::int`
-  return { text, values: [...key, version.keep, version.status, version.doc, version.at] }
+/** The key's columns equal to four `?` placeholders, its values pushed on `params`. */
+function keyParams (key: readonly unknown[], params: unknown[]): string {
+  params.push(...key)
+  return 'environment = ? AND collection = ? AND locale = ? AND slug = ?'
 }
 
-/** What a delete adds to its savepoint: the entry's draft and schedules go with it (its versions stay). */
-export function removalSql (key: readonly unknown[]): Statement {
-  return {
-    text: `WITH draft AS (DELETE FROM entry_drafts WHERE ${KEY_SQL}) DELETE FROM schedules WHERE ${KEY_SQL}`,
-    values: [...key]
+/**
+ * The CTEs a create or update adds to its statement after its row (`?` placeholders, values pushed
+ * on `params`, as changes/postgres.ts records changes), doing something only when the CTE `gate`
+ * returned the written row (its `created_at`): with `version`, the entry as written kept as the
+ * key's next version (one above its highest, which no pruning drops) and the versions `keep` or
+ * more below it dropped (a range of the primary key: nothing while under the limit); with
+ * `clearDraft`, the key's draft removed. Null: nothing to add.
+ */
+export function versionCtes (gate: string, key: readonly unknown[], version: VersionInput | null, clearDraft: boolean, params: unknown[]): string | null {
+  const ctes: string[] = []
+  if (version !== null) {
+    params.push(...key)
+    const highest = `SELECT coalesce(max(version), 0) + 1 FROM entry_versions WHERE ${keyParams(key, params)}`
+    params.push(version.status, version.doc, version.at)
+    ctes.push(`kept AS (INSERT INTO entry_versions (environment, collection, locale, slug, version, status, doc, created_at, entry_created_at)
+      SELECT ?, ?, ?, ?, (${highest}), ?, ?, ?, created_at FROM ${gate} RETURNING version)`)
+    ctes.push(`pruned AS (DELETE FROM entry_versions WHERE ${keyParams(key, params)} AND version <= (SELECT version FROM kept) - ?::int)`)
+    params.push(version.keep)
   }
+  if (clearDraft) ctes.push(`cleared AS (DELETE FROM entry_drafts WHERE ${keyParams(key, params)} AND EXISTS (SELECT 1 FROM ${gate}))`)
+  return ctes.length === 0 ? null : ctes.join(',\n')
+}
+
+/** The CTEs a delete adds to its statement: when the CTE `gate` returned the deleted row, the entry's draft and schedules go too (its versions stay). */
+export function removalCtes (gate: string, key: readonly unknown[], params: unknown[]): string {
+  return `draft_gone AS (DELETE FROM entry_drafts WHERE ${keyParams(key, params)} AND EXISTS (SELECT 1 FROM ${gate})),
+    schedules_gone AS (DELETE FROM schedules WHERE ${keyParams(key, params)} AND EXISTS (SELECT 1 FROM ${gate}))`
+}
+
+/**
+ * versionCtes or removalCtes as a statement of its own, for a store that sends it after the
+ * write's row statement in the write's savepoint (gated on the entry row as written; a delete's on
+ * nothing, the savepoint's rollback undoing a delete of nothing). Null: nothing to do.
+ */
+export function editorialStatement (key: readonly unknown[], write: { version: VersionInput | null, clearDraft: boolean } | 'delete'): Statement | null {
+  const params: unknown[] = []
+  if (write === 'delete') return { text: numbered(`WITH done AS (SELECT 1), ${removalCtes('done', key, params)} SELECT 1`, params), values: params }
+  const gate = `written AS (SELECT created_at FROM entries WHERE ${keyParams(key, params)})`
+  const ctes = versionCtes('written', key, write.version, write.clearDraft, params)
+  return ctes === null ? null : { text: numbered(`WITH ${gate}, ${ctes} SELECT 1`, params), values: params }
 }
 
 export class PostgresEditorial {

@@ -136,7 +136,7 @@ export const MIGRATIONS: readonly Migration[] = [{
   `
 }, {
   // The editorial side (types/editorial.ts, contract §13) and the store's remembered layout (§14).
-  version: 2,
+  version: 3,
   sql: `
     -- Kept versions of an entry key; they outlive the entry (numbering goes on across a re-create).
     CREATE TABLE entry_versions (

@@ -35,7 +35,7 @@ import { assertStoredSlug, checkBucket, isCollectionName, isSlug } from './names
 import { entryChange, storeChangeLogOptions } from './changes/common.js'
 import { PostgresChangeLog, type Queryable } from './changes/postgres.js'
 import { MIGRATIONS } from './postgres-schema.js'
-import { PostgresEditorial, applyLayout, removalSql, versionSql } from './postgres-editorial.js'
+import { PostgresEditorial, applyLayout, editorialStatement } from './postgres-editorial.js'
 import { layoutOf } from './layout.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, KeysetPosition, ListQuery } from '../../types/query.js'
@@ -692,7 +692,7 @@ export class PostgresStore implements ContentStore {
         const row = settled(client.query(`INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, doc, data, search)
           VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8::jsonb, $9)`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
         const seq = settled(this.record(client, op, op.status))
-        const kept = settled(keepVersion(client, key, op))
+        const kept = settled(editorialSteps(client, key, op))
         checkUniqueHolders(unwrap(await holders))
         const inserted = await row
         if (!inserted.ok) throw (inserted.error as { code?: string }).code === '23505' ? slugTaken(op.slug, op.collection) : inserted.error
@@ -704,7 +704,7 @@ export class PostgresStore implements ContentStore {
           WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4 RETURNING created_at`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
         const holders = settled(this.holders(client, op))
         const seq = settled(this.record(client, op, op.status))
-        const kept = settled(keepVersion(client, key, op))
+        const kept = settled(editorialSteps(client, key, op))
         const updated = unwrap(await row).rows[0] as { created_at: string } | undefined
         if (updated === undefined) throw entryMissing(op.slug, op.collection)
         checkUniqueHolders(unwrap(await holders))
@@ -714,8 +714,7 @@ export class PostgresStore implements ContentStore {
       case 'delete': {
         const row = settled(client.query('DELETE FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4', key))
         const seq = settled(this.record(client, op, null))
-        const removal = removalSql(key)
-        const removed = settled(client.query(removal.text, removal.values))
+        const removed = settled(editorialSteps(client, key, op))
         // Nothing deleted: no change, and the record goes with the savepoint's rollback.
         if (unwrap(await row).rowCount === 0) throw NOTHING_DELETED
         unwrap(await removed)
@@ -736,10 +735,11 @@ export class PostgresStore implements ContentStore {
   }
 }
 
-/** The write's version and draft removal (postgres-editorial.ts `versionSql`), sent after its row; nothing when it keeps none. */
-async function keepVersion (client: Queryable, key: unknown[], op: PgWriteOperation): Promise<void> {
-  const version = op.keepVersions > 0 ? { keep: op.keepVersions, status: op.status, doc: op.json, at: op.at } : null
-  const statement = versionSql(key, version, op.clearDraft)
+/** The write's editorial steps (postgres-editorial.ts: version, draft, schedules), sent after its row in its savepoint. */
+async function editorialSteps (client: Queryable, key: unknown[], op: Operation): Promise<void> {
+  const statement = editorialStatement(key, op.kind === 'delete'
+    ? 'delete'
+    : { version: op.keepVersions > 0 ? { keep: op.keepVersions, status: op.status, doc: op.json, at: op.at } : null, clearDraft: op.clearDraft })
   if (statement !== null) await client.query(statement.text, statement.values)
 }
 

@@ -41,6 +41,9 @@ t.test('versions: written in the write\'s savepoint, numbered on across a delete
   t.same((await store.versions(scope, 'posts', 'a', 50, 0, 10)).items.map(v => v.version), [1], 'the refused create kept none')
   await t.rejects(store.update(scope, 'posts', write('nope')), { code: 'NOT_FOUND' })
   t.equal((await store.versions(scope, 'posts', 'nope', 50, 0, 10)).total, 0, 'an update of nothing keeps none')
+  await store.create(scope, 'posts', write('u', { title: 'T' }))
+  await t.rejects(store.create(scope, 'posts', write('v', { title: 'T' }, { unique: ['title'] })), { code: 'VALIDATION_FAILED' })
+  t.equal((await store.versions(scope, 'posts', 'v', 50, 0, 10)).total, 0, 'a create refused for a taken unique value keeps none')
   const first = await store.update(scope, 'posts', write('a', { n: 3 }, { status: 'draft' }))
   await store.update(scope, 'posts', write('a', { n: 4 }, { keepVersions: 0 }))
   const two = await store.version(scope, 'posts', 'a', 2, 50)
@@ -56,7 +59,7 @@ t.test('versions: written in the write\'s savepoint, numbered on across a delete
   t.equal(await store.version(scope, 'posts', 'a', 2, 2), undefined, 'outside the newest `keep`')
   t.same((await store.versions(scope, 'posts', 'a', 0, 0, 10)), { items: [], total: 0 })
   t.same((await store.version(scope, 'posts', 'a', 4, 1))?.data, { n: 6 })
-  t.same((await store.execute('SELECT version FROM entry_versions ORDER BY version')).rows, [{ version: 2 }, { version: 3 }, { version: 4 }], 'version 1 pruned')
+  t.same((await store.execute("SELECT version FROM entry_versions WHERE slug = 'a' ORDER BY version")).rows, [{ version: 2 }, { version: 3 }, { version: 4 }], 'version 1 pruned')
 })
 
 t.test('drafts: decided against the committed entry; no change record; cleared with the write that publishes it', async t => {
