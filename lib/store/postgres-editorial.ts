@@ -3,9 +3,11 @@
 // delegates its editorial methods here and adds `versionSql` / `removalSql` to each write's savepoint,
 // so a version or a draft's removal commits with the write or not at all.
 //
-// Drafts and schedules are written outside the write queue, one statement each: the statement locks
-// the entry's row (FOR SHARE) and writes only if the entry is as the rule wants, so it is decided at
-// commit against every committed write; a write or delete of that entry waits for it, and the reverse.
+// A draft or schedule is written outside the write queue, in a transaction of its own holding the
+// store's write lock, one statement that writes only if the entry is as the rule wants: so it is
+// decided against every committed write, and an entry's delete, which takes that lock too, either
+// came first (NOT_FOUND) or sees the draft or schedule and removes it (a row lock would not do: a
+// delete that is one statement reads the drafts as of its start, before this commit).
 import { badRequest, conflict } from '../errors.js'
 import { numbered } from '../query/postgres-dialect.js'
 import { deepFreeze } from '../query/values.js'
@@ -19,9 +21,10 @@ import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, Schedul
 import type { Scope } from '../../types/scope.js'
 import type { EntryStatus } from '../../types/store.js'
 
-/** What the editorial side needs of its store: one statement (`$1`…) on the pool, and the store's clock. */
+/** What the editorial side needs of its store: one statement (`$1`…) on the pool, a transaction holding the write lock, and the store's clock. */
 export interface EditorialDatabase {
   query: (text: string, values: unknown[]) => Promise<pg.QueryResult>
+  locked: <T>(work: (client: Queryable) => Promise<T>) => Promise<T>
   now: () => string
 }
 
@@ -169,17 +172,17 @@ export class PostgresEditorial {
     return row === undefined ? undefined : toDraft(row.doc, row.created_at, row.updated_at)
   }
 
-  /** One statement: the entry's row locked and read, the draft written only when that row is published. */
+  /** Under the write lock, one statement: the draft written only when the entry is published. */
   async putDraft (scope: Scope, collection: string, slug: string, data: Record<string, unknown>): Promise<StoredDraft> {
     const key = entryKey(scope, collection, slug)
     const doc = JSON.stringify(data)
     if (typeof doc !== 'string' || data === null || typeof data !== 'object' || Array.isArray(data)) throw badRequest('Draft data must be a JSON object.')
-    const { rows } = await this.db.query(`WITH e AS (SELECT status FROM entries WHERE ${KEY_SQL} FOR SHARE),
+    const { rows } = await this.db.locked(async client => await client.query(`WITH e AS (SELECT status FROM entries WHERE ${KEY_SQL}),
       put AS (INSERT INTO entry_drafts (environment, collection, locale, slug, doc, created_at, updated_at)
         SELECT $1, $2, $3, $4, $5, $6, $6 FROM e WHERE e.status = 'published'
         ON CONFLICT (environment, collection, locale, slug) DO UPDATE SET doc = excluded.doc, updated_at = excluded.updated_at
         RETURNING created_at, updated_at)
-      SELECT e.status, put.created_at, put.updated_at FROM e LEFT JOIN put ON TRUE`, [...key, doc, this.db.now()])
+      SELECT e.status, put.created_at, put.updated_at FROM e LEFT JOIN put ON TRUE`, [...key, doc, this.db.now()]))
     const row = rows[0] as { status: EntryStatus, created_at: string | null, updated_at: string | null } | undefined
     if (row === undefined) throw entryMissing(slug, collection)
     if (row.created_at === null || row.updated_at === null) throw conflict(`Entry '${slug}' is a draft: edit it directly.`)
@@ -195,15 +198,14 @@ export class PostgresEditorial {
 
   // ---- schedules -----------------------------------------------------------------------------
 
-  /** One statement: stored only while the entry's row exists (locked FOR SHARE until commit). */
+  /** Under the write lock, one statement: stored only when the entry exists. */
   async addSchedule (input: ScheduleInput): Promise<ScheduleRecord> {
     const key = entryKey(input.scope, input.collection, input.slug)
     let rows: unknown[]
     try {
-      ({ rows } = await this.db.query(`WITH e AS (SELECT 1 FROM entries WHERE ${KEY_SQL} FOR SHARE)
-        INSERT INTO schedules (id, environment, collection, locale, slug, action, at, created_at, status)
-        SELECT $5, $1, $2, $3, $4, $6, $7, $8, 'pending' FROM e RETURNING ${SCHEDULE_COLUMNS}`,
-      [...key, input.id, input.action, input.at, this.db.now()]))
+      ({ rows } = await this.db.locked(async client => await client.query(`INSERT INTO schedules (id, environment, collection, locale, slug, action, at, created_at, status)
+        SELECT $5, $1, $2, $3, $4, $6, $7, $8, 'pending' WHERE EXISTS (SELECT 1 FROM entries WHERE ${KEY_SQL}) RETURNING ${SCHEDULE_COLUMNS}`,
+      [...key, input.id, input.action, input.at, this.db.now()])))
     } catch (err) {
       if ((err as { code?: unknown }).code === '23505') throw conflict(`A schedule with the id '${input.id}' already exists.`)
       throw err

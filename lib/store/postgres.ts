@@ -542,7 +542,11 @@ export class PostgresStore implements ContentStore {
 
   // ---- editorial (types/editorial.ts): postgres-editorial.ts --------------------------------
 
-  private readonly editorial = new PostgresEditorial({ query: async (text, values) => await this.run(text, values), now: () => this.now() })
+  private readonly editorial = new PostgresEditorial({
+    query: async (text, values) => await this.run(text, values),
+    locked: async work => await this.locked(work),
+    now: () => this.now()
+  })
 
   async versions (scope: Scope, collection: string, slug: string, keep: number, offset: number, limit: number): Promise<{ items: VersionSummary[], total: number }> {
     return await this.editorial.versions(scope, collection, slug, keep, offset, limit)
