@@ -56,7 +56,7 @@ export function applyLayout (context: LayoutContext, current: Layout): void {
     const stored = db.prepare("SELECT value FROM meta WHERE key = 'layout'").pluck().get() as string | undefined
     moves = layoutMoves(parseLayout(stored), current)
     for (const move of moves) moveLabel(context, move, counts)
-    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('layout', ?)").run(layoutText(current))
+    if (stored !== layoutText(current)) db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('layout', ?)").run(layoutText(current))
   }).immediate()
   if (Object.values(counts).some(n => n > 0)) {
     log.info({ moves: moves.map(m => `${m.dimension} '${m.from}' → '${m.to}'`), ...counts }, 'stored content moved to the layout of locales and environments')

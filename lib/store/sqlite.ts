@@ -902,13 +902,6 @@ export class SqliteStore implements ContentStore {
       checkUniqueHolders(op.unique.map(([path, value]) => [path, this.holder(op.scope.environment, op.collection, op.locale, path, value, op.slug)]))
     }
 
-    // In the write's savepoint, after its row: its version and the publish of its draft (types/editorial.ts).
-    const editorial = (op: EntryWrite, entryCreatedAt: string): void => {
-      const key = { environment: op.scope.environment, collection: op.collection, locale: op.locale, slug: op.slug }
-      if (op.keepVersions > 0) tables.keepVersion(key, op.status, op.json, op.at, entryCreatedAt, op.keepVersions)
-      if (op.clearDraft) tables.clearDraft(key)
-    }
-
     // In the write's savepoint, after its row: a rollback takes the record with it.
     const record = (op: EntryWrite | DeleteOperation, status: EntryStatus | null): number => {
       const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
@@ -934,7 +927,7 @@ export class SqliteStore implements ContentStore {
             throw err
           }
           setSearch.run(id, op.search)
-          editorial(op, op.at)
+          writeEditorial(tables, op, op.at)
           return { seq: record(op, op.status) }
         }
         case 'update': {
@@ -944,7 +937,7 @@ export class SqliteStore implements ContentStore {
           checkUnique(op)
           p.rowId = row.id
           setSearch.run(row.id, op.search)
-          editorial(op, row.created_at)
+          writeEditorial(tables, op, row.created_at)
           return { createdAt: row.created_at, seq: record(op, op.status) }
         }
         case 'delete': {
@@ -973,6 +966,13 @@ export class SqliteStore implements ContentStore {
     // under it, whoever else has the database open.
     return batch => { transaction.immediate(batch) }
   }
+}
+
+/** In an entry write's savepoint, after its row: its version and the publish of its draft (types/editorial.ts). */
+function writeEditorial (tables: EditorialTables, op: EntryWrite, entryCreatedAt: string): void {
+  const key = { environment: op.scope.environment, collection: op.collection, locale: op.locale, slug: op.slug }
+  if (op.keepVersions > 0) tables.keepVersion(key, op.status, op.json, op.at, entryCreatedAt, op.keepVersions)
+  if (op.clearDraft) tables.clearDraft(key)
 }
 
 /** The expression indexes a collection's schema asks for: name → CREATE INDEX statement (SqliteStore.prepareCollection). */
