@@ -134,4 +134,52 @@ export const MIGRATIONS: readonly Migration[] = [{
     ${CONTAINS_SQL}
     ${PATH_SQL}
   `
+}, {
+  // The editorial side (types/editorial.ts, contract §13) and the store's remembered layout (§14).
+  version: 3,
+  sql: `
+    -- Kept versions of an entry key; they outlive the entry (numbering goes on across a re-create).
+    CREATE TABLE entry_versions (
+      environment text COLLATE "C" NOT NULL,
+      collection text COLLATE "C" NOT NULL,
+      locale text COLLATE "C" NOT NULL,
+      slug text COLLATE "C" NOT NULL,
+      version integer NOT NULL CHECK (version > 0),
+      status text COLLATE "C" NOT NULL CHECK (status IN ('draft', 'published')),
+      doc text NOT NULL,
+      created_at text COLLATE "C" NOT NULL,
+      entry_created_at text COLLATE "C" NOT NULL,
+      PRIMARY KEY (environment, collection, locale, slug, version)
+    );
+    -- One pending draft per published entry key.
+    CREATE TABLE entry_drafts (
+      environment text COLLATE "C" NOT NULL,
+      collection text COLLATE "C" NOT NULL,
+      locale text COLLATE "C" NOT NULL,
+      slug text COLLATE "C" NOT NULL,
+      doc text NOT NULL,
+      created_at text COLLATE "C" NOT NULL,
+      updated_at text COLLATE "C" NOT NULL,
+      PRIMARY KEY (environment, collection, locale, slug)
+    );
+    -- Scheduled actions; owner and lease_until are a runner's claim (both null: unclaimed).
+    CREATE TABLE schedules (
+      id text COLLATE "C" PRIMARY KEY,
+      environment text COLLATE "C" NOT NULL,
+      collection text COLLATE "C" NOT NULL,
+      locale text COLLATE "C" NOT NULL,
+      slug text COLLATE "C" NOT NULL,
+      action text COLLATE "C" NOT NULL CHECK (action IN ('publish', 'unpublish')),
+      at text COLLATE "C" NOT NULL,
+      created_at text COLLATE "C" NOT NULL,
+      status text COLLATE "C" NOT NULL CHECK (status IN ('pending', 'failed')),
+      error text,
+      owner text COLLATE "C",
+      lease_until text COLLATE "C"
+    );
+    CREATE INDEX schedules_due ON schedules (status, at, id);
+    CREATE INDEX schedules_entry ON schedules (environment, collection, locale, slug);
+    -- What the store remembers about itself: 'layout', the layout it last opened with (lib/store/layout.ts).
+    CREATE TABLE lectern_meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
+  `
 }]

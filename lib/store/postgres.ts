@@ -35,12 +35,14 @@ import { assertStoredSlug, checkBucket, isCollectionName, isSlug } from './names
 import { entryChange, storeChangeLogOptions } from './changes/common.js'
 import { PostgresChangeLog, type Queryable } from './changes/postgres.js'
 import { MIGRATIONS } from './postgres-schema.js'
+import { PostgresEditorial, applyLayout, editorialStatement } from './postgres-editorial.js'
+import { layoutOf } from './layout.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, KeysetPosition, ListQuery } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
-import type { EntryVersion, ScheduleRecord, SchedulePage, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
 const sql = sqlBuilder(postgresDialect)
 
@@ -74,6 +76,9 @@ interface EntryRow {
 /** A create or update as queued, with its data's JSONB text (jsonbText). */
 interface PgWriteOperation extends WriteOperation {
   jsonb: string
+  /** EntryInput.keepVersions (0: none) and clearDraft: done in the write's savepoint (postgres-editorial.ts `versionSql`). */
+  keepVersions: number
+  clearDraft: boolean
 }
 
 type Operation = PgWriteOperation | DeleteOperation
@@ -173,9 +178,13 @@ export class PostgresStore implements ContentStore {
     pool.on('error', err => { this.unreachable(err) })
     try {
       const identity = await this.whoAmI(pool)
+      const announce = { channel: identity.channel, origin: this.options.origin ?? randomUUID() }
       const ddl = await this.ddlClient()
       try {
-        await migrate(ddl, identity.schema, this.log)
+        // §14: the stored content moved to the settings' layout under the migration lock, before anything reads.
+        await migrate(ddl, identity.schema, this.log, async () => {
+          await applyLayout(ddl, { layout: layoutOf(this.options), transaction: async work => await inLockedTransaction(ddl, identity.writeLock, work), announce, now: this.now, log: this.log })
+        })
       } finally {
         await ddl.end()
       }
@@ -183,7 +192,7 @@ export class PostgresStore implements ContentStore {
       this.identity = identity
       const changeLog = new PostgresChangeLog(
         { query: async (text, values) => await this.run(text, values), locked: async work => await this.locked(work) },
-        { channel: identity.channel, origin: this.options.origin ?? randomUUID() }, storeChangeLogOptions(this.options))
+        announce, storeChangeLogOptions(this.options))
       this.changeLog = changeLog
       await changeLog.open()
     } catch (err) {
@@ -531,20 +540,61 @@ export class PostgresStore implements ContentStore {
     return `postgres:${await this.changes.latestSeq()}`
   }
 
-  // ---- editorial (types/editorial.ts): being built -----------------------------------------
+  // ---- editorial (types/editorial.ts): postgres-editorial.ts --------------------------------
 
-  async versions (): Promise<{ items: VersionSummary[], total: number }> { throw new Error('not built yet') }
-  async version (): Promise<EntryVersion | undefined> { throw new Error('not built yet') }
-  async getDraft (): Promise<StoredDraft | undefined> { throw new Error('not built yet') }
-  async putDraft (): Promise<StoredDraft> { throw new Error('not built yet') }
-  async deleteDraft (): Promise<boolean> { throw new Error('not built yet') }
-  async addSchedule (): Promise<ScheduleRecord> { throw new Error('not built yet') }
-  async getSchedule (): Promise<ScheduleRecord | undefined> { throw new Error('not built yet') }
-  async listSchedules (): Promise<SchedulePage> { throw new Error('not built yet') }
-  async deleteSchedule (): Promise<boolean> { throw new Error('not built yet') }
-  async claimSchedules (): Promise<ScheduleRecord[]> { throw new Error('not built yet') }
-  async finishSchedule (): Promise<boolean> { throw new Error('not built yet') }
-  async nextScheduleAt (): Promise<string | null> { throw new Error('not built yet') }
+  private readonly editorial = new PostgresEditorial({
+    query: async (text, values) => await this.run(text, values),
+    locked: async work => await this.locked(work),
+    now: () => this.now()
+  })
+
+  async versions (scope: Scope, collection: string, slug: string, keep: number, offset: number, limit: number): Promise<{ items: VersionSummary[], total: number }> {
+    return await this.editorial.versions(scope, collection, slug, keep, offset, limit)
+  }
+
+  async version (scope: Scope, collection: string, slug: string, n: number, keep: number): Promise<EntryVersion | undefined> {
+    return await this.editorial.version(scope, collection, slug, n, keep)
+  }
+
+  async getDraft (scope: Scope, collection: string, slug: string): Promise<StoredDraft | undefined> {
+    return await this.editorial.getDraft(scope, collection, slug)
+  }
+
+  async putDraft (scope: Scope, collection: string, slug: string, data: Record<string, unknown>): Promise<StoredDraft> {
+    return await this.editorial.putDraft(scope, collection, slug, data)
+  }
+
+  async deleteDraft (scope: Scope, collection: string, slug: string): Promise<boolean> {
+    return await this.editorial.deleteDraft(scope, collection, slug)
+  }
+
+  async addSchedule (input: ScheduleInput): Promise<ScheduleRecord> {
+    return await this.editorial.addSchedule(input)
+  }
+
+  async getSchedule (id: string): Promise<ScheduleRecord | undefined> {
+    return await this.editorial.getSchedule(id)
+  }
+
+  async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
+    return await this.editorial.listSchedules(status, environment, offset, limit)
+  }
+
+  async deleteSchedule (id: string): Promise<boolean> {
+    return await this.editorial.deleteSchedule(id)
+  }
+
+  async claimSchedules (owner: string, now: string, leaseMs: number, limit: number): Promise<ScheduleRecord[]> {
+    return await this.editorial.claimSchedules(owner, now, leaseMs, limit)
+  }
+
+  async finishSchedule (id: string, owner: string, error: string | null): Promise<boolean> {
+    return await this.editorial.finishSchedule(id, owner, error)
+  }
+
+  async nextScheduleAt (): Promise<string | null> {
+    return await this.editorial.nextScheduleAt()
+  }
 
   // ---- writes --------------------------------------------------------------------------------
 
@@ -646,9 +696,11 @@ export class PostgresStore implements ContentStore {
         const row = settled(client.query(`INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, doc, data, search)
           VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8::jsonb, $9)`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
         const seq = settled(this.record(client, op, op.status))
+        const kept = settled(editorialSteps(client, key, op))
         checkUniqueHolders(unwrap(await holders))
         const inserted = await row
         if (!inserted.ok) throw (inserted.error as { code?: string }).code === '23505' ? slugTaken(op.slug, op.collection) : inserted.error
+        unwrap(await kept)
         return { seq: unwrap(await seq) }
       }
       case 'update': {
@@ -656,16 +708,20 @@ export class PostgresStore implements ContentStore {
           WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4 RETURNING created_at`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
         const holders = settled(this.holders(client, op))
         const seq = settled(this.record(client, op, op.status))
+        const kept = settled(editorialSteps(client, key, op))
         const updated = unwrap(await row).rows[0] as { created_at: string } | undefined
         if (updated === undefined) throw entryMissing(op.slug, op.collection)
         checkUniqueHolders(unwrap(await holders))
+        unwrap(await kept)
         return { createdAt: updated.created_at, seq: unwrap(await seq) }
       }
       case 'delete': {
         const row = settled(client.query('DELETE FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4', key))
         const seq = settled(this.record(client, op, null))
+        const removed = settled(editorialSteps(client, key, op))
         // Nothing deleted: no change, and the record goes with the savepoint's rollback.
         if (unwrap(await row).rowCount === 0) throw NOTHING_DELETED
+        unwrap(await removed)
         return { seq: unwrap(await seq) }
       }
     }
@@ -681,6 +737,14 @@ export class PostgresStore implements ContentStore {
     const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
     return await this.openChangeLog().record(client, entryChange(key, status === null ? null : { status, updatedAt: op.at }, op.at))
   }
+}
+
+/** The write's editorial steps (postgres-editorial.ts: version, draft, schedules), sent after its row in its savepoint. */
+async function editorialSteps (client: Queryable, key: unknown[], op: Operation): Promise<void> {
+  const statement = editorialStatement(key, op.kind === 'delete'
+    ? 'delete'
+    : { version: op.keepVersions > 0 ? { keep: op.keepVersions, status: op.status, doc: op.json, at: op.at } : null, clearDraft: op.clearDraft })
+  if (statement !== null) await client.query(statement.text, statement.values)
 }
 
 /** A delete that found no row: undone like a refusal, answered with a null seq. */
@@ -719,12 +783,17 @@ function writeOperation (kind: 'create' | 'update', scope: Scope, collection: st
     jsonb: jsonbText(input.data, json),
     search: pgText(searchText(input.data)),
     at,
-    unique: uniqueValues(input)
+    unique: uniqueValues(input),
+    keepVersions: input.keepVersions ?? 0,
+    clearDraft: input.clearDraft === true
   }
 }
 
-/** Applies the migrations a database lacks, under a session advisory lock: processes starting together wait for one another. */
-async function migrate (client: pg.Client, schema: string, log: StoreLogger): Promise<void> {
+/**
+ * Applies the migrations a database lacks, then `then`, under a session advisory lock: processes
+ * starting together wait for one another.
+ */
+async function migrate (client: pg.Client, schema: string, log: StoreLogger, then: () => Promise<void>): Promise<void> {
   await client.query("SELECT pg_advisory_lock(hashtextextended('lectern:migrate:' || current_schema(), 0))")
   try {
     await client.query('CREATE TABLE IF NOT EXISTS lectern_migrations (version int PRIMARY KEY, applied_at text NOT NULL)')
@@ -745,6 +814,7 @@ async function migrate (client: pg.Client, schema: string, log: StoreLogger): Pr
       }
       log.info({ schema, version: migration.version }, 'database migrated')
     }
+    await then()
   } finally {
     await client.query("SELECT pg_advisory_unlock(hashtextextended('lectern:migrate:' || current_schema(), 0))")
   }

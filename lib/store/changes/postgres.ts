@@ -64,6 +64,19 @@ const RECORD_SQL = `
   RETURNING seq, pg_notify($8, json_build_object('o', $10::text, 't', $11::text,
     'd', json_build_object('seq', seq, 'environment', environment, 'locale', $9::text, 'collection', collection, 'slug', slug))::text)`
 
+/**
+ * Records a change in `client`'s transaction, which holds the store's write lock, and returns its
+ * seq: a write's (PostgresChangeLog.record) or a layout move's at open (postgres-editorial.ts).
+ */
+export async function recordChange (client: Queryable, change: Change, announce: { channel: string, origin: string }): Promise<number> {
+  checkChange(change)
+  const { rows } = await client.query(RECORD_SQL, [
+    change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at,
+    announce.channel, change.locale, announce.origin, CONTENT_TOPIC
+  ])
+  return Number((rows[0] as { seq: string }).seq)
+}
+
 export class PostgresChangeLog implements ChangeLog {
   private readonly options: ResolvedChangeLogOptions
   private lastCompactionCheck = 0
@@ -90,13 +103,9 @@ export class PostgresChangeLog implements ChangeLog {
 
   /** Records a change in the write's savepoint (after its row) and returns its seq. */
   async record (client: Queryable, change: Change): Promise<number> {
-    checkChange(change)
-    const { rows } = await client.query(RECORD_SQL, [
-      change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at,
-      this.announce.channel, change.locale, this.announce.origin, CONTENT_TOPIC
-    ])
+    const seq = await recordChange(client, change, this.announce)
     this.compactIfDue()
-    return Number((rows[0] as { seq: string }).seq)
+    return seq
   }
 
   async since (afterSeq: number, limit: number, filter: ChangeFilter): Promise<ChangePage> {
