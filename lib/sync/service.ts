@@ -110,7 +110,7 @@ export class SyncService {
     const [horizon, latest] = await Promise.all([changes.horizon(), changes.latestSeq()])
     const cursor = request.kind === 'initial'
       ? { ...request.scope, collections: request.collections, publishedOnly: request.publishedOnly, seq: 0, baseline: latest }
-      : this.current(request.cursor, sees, { horizon, latest })
+      : this.current(request.cursor, sees, { horizon, latest }, scopeOf)
     const key = request.kind === 'initial' ? JSON.stringify([cursor, request.perPage]) : `${request.cursor}\u0000${request.perPage}`
     const kept = this.answers?.get(key)
     if (kept !== undefined && kept.latest === latest && kept.horizon === horizon && this.modelsCurrent(kept.models)) return { body: kept.body }
@@ -147,13 +147,18 @@ export class SyncService {
     return true
   }
 
-  /** A cursor to go on from: 400 when malformed or not for this caller, 410 when the log no longer covers it. */
-  private current (text: string, seesDrafts: boolean, log: { horizon: number, latest: number }): SyncCursor {
+  /**
+   * A cursor to go on from: 400 when malformed or not for this caller, 410 when the log no longer
+   * covers it. Its scope is resolved again as a request's would be (contract §14): a cursor made
+   * while locales (or environments) were off goes on in the default one once they are on, where
+   * that content now is (its move is in the log above the cursor), and the reverse.
+   */
+  private current (text: string, seesDrafts: boolean, log: { horizon: number, latest: number }, scopeOf: SyncRequestContext['scopeOf']): SyncCursor {
     const cursor = decodeSyncCursor(text, this.options.secret)
     if (cursor === null) throw badRequest('Invalid value for \'cursor\': not a cursor this server gave; start with initial=true.')
     if (!cursor.publishedOnly && !seesDrafts) throw badRequest('Invalid value for \'cursor\': this run includes drafts; send the API key it was started with.')
     if (cursorState(cursor, log) === 'expired') throw cursorExpired()
-    return cursor
+    return { ...cursor, ...scopeOf({ _environment: cursor.environment, _locale: cursor.locale ?? undefined }) }
   }
 
   /** The items of a page of records, in seq order: the entries read now, one batch per collection. */
