@@ -104,7 +104,8 @@ function displace ({ db, tables }: LayoutContext, target: EntryKey, clash: Clash
   tables.addVersion(target, clash.target_status, clash.target_data, clash.target_updated_at, clash.target_created_at)
   db.prepare('DELETE FROM entries WHERE id = ?').run(clash.target)
   db.prepare('DELETE FROM entry_search WHERE id = ?').run(clash.target)
-  // A draft entry has no pending draft: the target's one goes with the entry it was of.
+  // The target's pending draft is kept (no content lost) only beside a published moved entry, the
+  // only kind PUT .../draft accepts; beside a draft one it goes with the entry it was of.
   if (clash.status === 'draft') tables.clearDraft(target)
 }
 

@@ -888,6 +888,25 @@ export class SqliteStore implements ContentStore {
   }
 
   private batchTransaction (db: SqliteDatabase, changeLog: SqliteChangeLog, tables: EditorialTables): (batch: Pending[]) => void {
+    const apply = this.savepointWrite(db, changeLog, tables)
+    const transaction = db.transaction((batch: Pending[]) => {
+      for (const p of batch) {
+        try {
+          p.result = { ok: true, value: apply(p) }
+        } catch (error) {
+          p.result = { ok: false, error }
+          // An I/O error or a full disk ends the whole transaction: let the batch fail.
+          if (!db.inTransaction) throw error
+        }
+      }
+    })
+    // IMMEDIATE: the write lock is taken at BEGIN, so what each savepoint checks cannot change
+    // under it, whoever else has the database open.
+    return batch => { transaction.immediate(batch) }
+  }
+
+  /** One queued write, run nested inside the batch's transaction: in a savepoint, so its failure undoes only itself. */
+  private savepointWrite (db: SqliteDatabase, changeLog: SqliteChangeLog, tables: EditorialTables): (p: Pending) => Applied {
     const insert = db.prepare('INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
     // The collection is written into the SQL, never bound: a bound value compared with the
     // partial indexes' `collection = '<name>'` makes SQLite re-plan the statement at every call.
@@ -908,8 +927,7 @@ export class SqliteStore implements ContentStore {
       return changeLog.record(entryChange(key, status === null ? null : { status, updatedAt: op.at }, op.at))
     }
 
-    // Nested inside the batch's transaction, each runs in a savepoint: its failure undoes only itself.
-    const apply = db.transaction((p: Pending): Applied => {
+    return db.transaction((p: Pending): Applied => {
       const op = p.op
       if (op.kind === 'editorial') {
         op.run()
@@ -950,21 +968,6 @@ export class SqliteStore implements ContentStore {
         }
       }
     })
-
-    const transaction = db.transaction((batch: Pending[]) => {
-      for (const p of batch) {
-        try {
-          p.result = { ok: true, value: apply(p) }
-        } catch (error) {
-          p.result = { ok: false, error }
-          // An I/O error or a full disk ends the whole transaction: let the batch fail.
-          if (!db.inTransaction) throw error
-        }
-      }
-    })
-    // IMMEDIATE: the write lock is taken at BEGIN, so what each savepoint checks cannot change
-    // under it, whoever else has the database open.
-    return batch => { transaction.immediate(batch) }
   }
 }
 

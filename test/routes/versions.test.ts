@@ -108,6 +108,30 @@ eachStore(t, async (t, _store, env: Env) => {
     assertError(t, await app.inject({ method: 'POST', url: '/api/content/posts/p/versions/2/restore', headers: admin }), 422, 'VALIDATION_FAILED')
   })
 
+  t.test('restore and draft publish are validated against the current schema, not the one they were written under', async t => {
+    const { app } = await buildWithSchemas(t, keys)
+    const notes = (fields: Body): Body => ({ name: 'notes', strict: true, fields })
+    await send(t, app, 'POST', '/api/schemas', notes({ title: { field_type: 'string' }, old: { field_type: 'string' } }))
+    await send(t, app, 'POST', '/api/content/notes', { _slug: 'n', title: 'A long title', old: 'x' })
+    await send(t, app, 'PUT', '/api/content/notes/n', { title: 'Short' })
+    await send(t, app, 'PUT', '/api/content/notes/n/draft', { title: 'Short', old: 'y' })
+    await send(t, app, 'POST', '/api/content/notes', { _slug: 'gone', title: 'A long title' })
+    await send(t, app, 'DELETE', '/api/content/notes/gone')
+    await send(t, app, 'PUT', '/api/schemas/notes', notes({ title: { field_type: 'string', max_length: 5 } }))
+
+    const restore = await app.inject({ method: 'POST', url: '/api/content/notes/n/versions/1/restore', headers: admin })
+    assertError(t, restore, 422, 'VALIDATION_FAILED')
+    t.same(restore.json<{ errors: string[] }>().errors.map(e => e.split(':')[0]).sort(), ['old', 'title'], 'the field removed since, and the limit added since')
+    const publish = await app.inject({ method: 'POST', url: '/api/content/notes/n/draft/publish', headers: admin })
+    assertError(t, publish, 422, 'VALIDATION_FAILED')
+    t.same(publish.json<{ errors: string[] }>().errors.map(e => e.split(':')[0]), ['old'])
+    assertError(t, await app.inject({ method: 'POST', url: '/api/content/notes/gone/versions/1/restore', headers: admin }), 422, 'VALIDATION_FAILED')
+    t.same([(await send(t, app, 'GET', '/api/content/notes/n')).title, (await send(t, app, 'GET', '/api/content/notes/n/draft')).old], ['Short', 'y'], 'refused: nothing changed')
+    assertError(t, await app.inject({ url: '/api/content/notes/gone', headers: admin }), 404, 'NOT_FOUND')
+    t.same(numbers(await versions(t, app, '/api/content/notes/n/versions')), [2, 1], 'and no version was kept')
+    t.equal((await send(t, app, 'POST', '/api/content/notes/n/versions/2/restore')).title, 'Short', 'a version that still passes restores')
+  })
+
   t.test('restore after the delete creates the entry again, with its status', async t => {
     const { app } = await buildWithSchemas(t, keys)
     const log = recordEvents(app)

@@ -58,6 +58,19 @@ t.test('arguments are checked', async t => {
   await t.rejects(store.putDraft(scope, 'posts', 'p', {}), /not open/)
 })
 
+t.test('a write drops the versions past keepVersions from the table, not only from view', async t => {
+  const store = await open(t, path.join(tempDir(t), 'data'))
+  const write = (n: number, keepVersions: number): { slug: string, status: 'published', data: Record<string, unknown>, keepVersions: number } =>
+    ({ slug: 'p', status: 'published', data: { n }, keepVersions })
+  await store.create(scope, 'posts', write(1, 3))
+  for (let n = 2; n <= 4; n++) await store.update(scope, 'posts', write(n, 3))
+  // Read with a larger keep: only rows still stored can show.
+  t.same((await store.versions(scope, 'posts', 'p', 50, 0, 50)).items.map(v => v.version), [4, 3, 2], 'the fourth write dropped the first')
+  await store.update(scope, 'posts', write(5, 1))
+  t.same((await store.versions(scope, 'posts', 'p', 50, 0, 50)).items.map(v => v.version), [5], 'a lowered setting drops the older ones at the next write')
+  t.equal(await store.version(scope, 'posts', 'p', 4, 50), undefined)
+})
+
 t.test('a database from before the editorial tables and layouts opens, and its content moves', async t => {
   const dataDir = path.join(tempDir(t), 'data')
   let store = await open(t, dataDir)

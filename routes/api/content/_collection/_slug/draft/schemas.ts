@@ -15,7 +15,7 @@ export const DraftEntry = Type.Object(Entry.properties, {
 export const putDraftSchema = {
   tags: ['workflow'],
   summary: 'Save a pending draft of a published entry',
-  description: 'The body replaces the fields as a PUT does (readonly and auto fields left out keep their value; `_slug` and `_status` are ignored) and is validated as an update, ' +
+  description: 'The body replaces the fields as a PUT does (readonly and auto fields left out keep their value; `_slug` is ignored; `_status` is checked, 400 for a value other than `draft` or `published`, and otherwise ignored) and is validated as an update, ' +
     'but the live entry, lists, cached answers, the change feed and anonymous reads stay as they are until it is published: no event, no version. ' +
     'A draft entry is a 409 (edit it directly). Requires ContentWrite.',
   security: writeSecurity,
