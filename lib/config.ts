@@ -5,6 +5,8 @@ import path from 'node:path'
 export type Role = 'admin' | 'editor' | 'viewer'
 export const ROLES: readonly Role[] = ['admin', 'editor', 'viewer']
 export type StoreKind = 'sqlite' | 'file' | 'postgres'
+/** CMS_REVISIONS's default: versions kept per entry (contract §13). */
+export const DEFAULT_REVISIONS = 50
 export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'file', 'postgres']
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -242,7 +244,7 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
     bodyPoolBytes: integer(env, 'CMS_BODY_POOL_BYTES', DEFAULT_BODY_POOL_BYTES, 0),
     // At most a century: the retention cut-off must stay a date.
     syncRetentionDays: integer(env, 'CMS_SYNC_RETENTION_DAYS', 30, 1, 36500),
-    revisions: integer(env, 'CMS_REVISIONS', 50, 0),
+    revisions: integer(env, 'CMS_REVISIONS', DEFAULT_REVISIONS, 0),
     bodyLimit: integer(env, 'CMS_BODY_LIMIT', 1048576, 1),
     uploadLimit: integer(env, 'CMS_UPLOAD_LIMIT', 52428800, 1),
     trustProxy: boolean(env, 'CMS_TRUST_PROXY', false),

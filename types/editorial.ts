@@ -5,6 +5,8 @@
 //   an answered write always has its version, a failed one never has.
 // - A pending draft is removed by the write that publishes it (EntryInput.clearDraft) and by the
 //   entry's delete, in the same commit; an entry's delete also removes its pending schedules.
+//   The content service also asks for it on any write to an entry that is a draft (such an entry
+//   is edited directly, so the pending draft made while it was live is older work).
 //   Versions outlive the delete (a later create of the same slug continues the numbering).
 // - Everything is keyed by the entry's scope (environment, locale), collection and slug, and moves
 //   with the entry when the layout of locales or environments changes (lib/store/layout.ts).

@@ -27,6 +27,7 @@ import type { BodyPool } from './body-pool.js'
 import type { JsonText, TextBudget } from './json-memo.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from '../mutex.js'
+import { DEFAULT_REVISIONS } from '../config.js'
 import { Editorial, type VersionPage, type VersionQuery } from './editorial.js'
 import { Renderer, type KeepAs, type PageNumbers, type Rendered } from './render.js'
 
@@ -124,7 +125,7 @@ export class ContentService {
     this.cache = options.cache
     this.emit = options.emit
     this.renderer = new Renderer({ cache: options.cache, references: options.references, texts: options.texts, bodies: options.bodies })
-    this.revisions = options.revisions ?? 50
+    this.revisions = options.revisions ?? DEFAULT_REVISIONS
     this.editorial = new Editorial(this.store, this.revisions, {
       model: collection => this.model(collection),
       locked: async (scope, collection, slug, task) => await this.entryLocks.run(entryKey(scope, collection, slug), task),
@@ -231,10 +232,17 @@ export class ContentService {
     return checked
   }
 
-  /** Update rules 7–8 of a validated write; `clearDraft` when it publishes the pending draft (contract §13). */
+  /**
+   * Update rules 7–8 of a validated write; `clearDraft` when it publishes the pending draft
+   * (contract §13). A write to an entry that is a draft also drops a pending draft made while it
+   * was live: a draft entry is edited directly (PUT .../draft answers 409), so that edit is the
+   * newer work, and a later publish must not bring the older draft back over it. Unpublishing
+   * (published → draft) keeps it, so a scheduled publish can still apply it.
+   */
   private async commitUpdate (previous: StoredEntry, write: PendingWrite, clearDraft: boolean): Promise<Written> {
     const { scope, collection, model, slug } = write
-    const { entry, seq } = await this.store.update(scope, collection, { ...this.storedInput(write), ...(clearDraft ? { clearDraft } : {}) }) // rule 7
+    const dropDraft = clearDraft || previous.status === 'draft'
+    const { entry, seq } = await this.store.update(scope, collection, { ...this.storedInput(write), ...(dropDraft ? { clearDraft: true } : {}) }) // rule 7
     const change: EntryChange = { operation: 'update', scope, collection, model, slug, entry, previous, seq }
     this.discardCachedResponses(change) // rule 7
     this.references.updateIndex(change) // rule 7

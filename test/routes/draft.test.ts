@@ -127,6 +127,19 @@ eachStore(t, async (t, _store, env: Env) => {
     assertError(t, await app.inject({ url: '/api/content/posts/p' }), 404, 'NOT_FOUND')
   })
 
+  t.test('unpublishing keeps the pending draft; a direct edit of the draft entry drops it, so publish never brings it back over that edit', async t => {
+    const { app } = await buildWithSchemas(t, keys)
+    await send(t, app, 'POST', '/api/content/posts', { _slug: 'p', title: 'Live' })
+    await send(t, app, 'PUT', DRAFT, { title: 'Pending' })
+    await send(t, app, 'PATCH', '/api/content/posts/p', { _status: 'draft' })
+    t.equal(json(await send(t, app, 'GET', DRAFT)).title, 'Pending', 'kept by the unpublish (a scheduled publish can still apply it)')
+    await send(t, app, 'PATCH', '/api/content/posts/p', { title: 'Edited directly' })
+    assertError(t, await app.inject({ url: DRAFT, headers: admin }), 404, 'NOT_FOUND')
+    assertError(t, await app.inject({ method: 'POST', url: `${DRAFT}/publish`, headers: admin }), 404, 'NOT_FOUND')
+    const published = json(await send(t, app, 'PATCH', '/api/content/posts/p', { _status: 'published' }))
+    t.equal(published.title, 'Edited directly', 'the direct edit is what goes live')
+  })
+
   t.test('keys: reads need any valid key, writes ContentWrite', async t => {
     const { app } = await buildWithSchemas(t, keys)
     await send(t, app, 'POST', '/api/content/posts', { _slug: 'p', title: 'Live' })
