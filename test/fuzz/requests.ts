@@ -87,6 +87,8 @@ const TEMPLATES: Template[] = [
   [1, ['GET', 'HEAD'], assetPath.map(p => `/api/transform/${p}`)],
   [1, ['POST'], fc.constant('/api/transform/cache/invalidate')],
   [1, ['GET', 'HEAD'], fc.constant('/api/webhooks/deliveries')],
+  [1, ['POST'], fc.tuple(collection, slug).map(([c, s]) => `/api/content/${c}/${s}/schedule`)],
+  [1, ['GET', 'HEAD', 'DELETE'], fc.constantFrom('/api/schedules', '/api/schedules/nope', '/api/schedules/00000000-0000-4000-8000-000000000000')],
   [1, ['GET', 'HEAD'], fc.constantFrom('/docs', '/docs/json', '/docs/yaml', '/docs/static/index.html', '/docs/nope', '/admin', '/admin/', '/admin/nope.js')],
   // Routes that do not exist, and methods no route has.
   [1, ['GET', 'POST', 'OPTIONS', 'TRACE', 'PROPFIND'], fc.array(segment(['api', 'content', 'x']), { minLength: 1, maxLength: 4 }).map(s => `/${s.join('/')}`)]
@@ -264,6 +266,12 @@ const multipartBody: fc.Arbitrary<{ contentType: string, body: string }> = fc.re
 
 type Body = { contentType: string | null, body: string } | null
 
+/** A schedule's body: an action (or not), and a time from the past to the far future, or any text. */
+const scheduleBody = fc.record({
+  action: fc.constantFrom('publish', 'unpublish', 'archive'),
+  at: fc.oneof(fc.integer({ min: -1e10, max: 1e13 }).map(ms => new Date(Date.now() + ms).toISOString()), nastyText)
+}, { requiredKeys: [] })
+
 /** A body suited to the route (most of the time), or any other. */
 function bodyFor (path: string, method: string): fc.Arbitrary<Body> {
   const json = (value: fc.Arbitrary<unknown>): fc.Arbitrary<Body> =>
@@ -275,6 +283,7 @@ function bodyFor (path: string, method: string): fc.Arbitrary<Body> {
   if (path.startsWith('/api/schemas')) suited = json(schemaBody)
   else if (path === '/api/assets') suited = multipartBody
   else if (path.startsWith('/api/transform')) suited = json(fc.record({ path: fc.oneof(fc.constantFrom('/api/assets/a.txt', '/etc/passwd'), nastyText) }, { requiredKeys: [] }))
+  else if (path.endsWith('/schedule')) suited = json(scheduleBody)
   else if (path.startsWith('/api/content/posts')) suited = json(entryOf(validPost, POST_FIELDS))
   else if (path.startsWith('/api/content/authors')) suited = json(entryOf(validAuthor, ['name', 'handle']))
   else suited = json(fc.oneof({ weight: 3, arbitrary: entryOf(validPost, POST_FIELDS) }, { weight: 1, arbitrary: jsonValue }))

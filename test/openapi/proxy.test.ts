@@ -80,7 +80,7 @@ async function replay (t: Test, base: string, server: string, doc: OpenApiDocume
   for (const call of script) {
     const what = `${call.method} ${call.url} → ${call.status}`
     const proxied = call.method !== 'HEAD' && call.direct !== true
-    const url = call.url.replace('{cursor}', encodeURIComponent(etags.get('cursor') ?? ''))
+    const url = call.url.replace('{cursor}', encodeURIComponent(etags.get('cursor') ?? '')).replace('{id}', encodeURIComponent(etags.get('id') ?? ''))
       .replace('{ahead}', () => encodeURIComponent(ahead(etags.get('cursor') ?? '')))
     const res = await send((proxied ? base : server) + url, request(call, etags))
     const text = await res.body.text()
@@ -93,6 +93,7 @@ async function replay (t: Test, base: string, server: string, doc: OpenApiDocume
     }
     if (call.saveEtag !== undefined) etags.set(call.saveEtag, header('etag') ?? '')
     if (call.saveCursor === true) etags.set('cursor', (JSON.parse(text) as { cursor: string }).cursor)
+    if (call.saveId === true) etags.set('id', (JSON.parse(text) as { id: string }).id)
     const op = operationFor(doc, call.method, new URL(base + url).pathname)
     const declared = op?.responses?.[String(status)]
     if (declared === undefined) {

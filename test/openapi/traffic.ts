@@ -21,6 +21,8 @@ export interface Call {
   saveEtag?: string
   /** Records the answer's sync `cursor`: `{cursor}` in a later URL stands for it. */
   saveCursor?: boolean
+  /** Records the answer's `id` (a schedule's): `{id}` in a later URL stands for it. */
+  saveId?: boolean
   /**
    * Sent to the server, not through the proxy: a body the document refuses (the proxy answers it
    * itself), or a binary upload, for a defect of Prism 5.14 that re-encodes a binary multipart part
@@ -280,6 +282,27 @@ function sync (): Call[] {
   ]
 }
 
+function schedules (): Call[] {
+  const at = '2099-01-01T00:00:00Z'
+  return [
+    { ...json('POST', '/api/content/article/first/schedule', { action: 'unpublish', at }, 201), saveId: true },
+    json('POST', '/api/content/article/first/schedule', { action: 'publish', at: '2000-01-01T00:00:00Z' }, 422),
+    json('POST', '/api/content/article/first/schedule', { action: 'publish', at }, 403, VIEWER_KEY),
+    json('POST', '/api/content/article/first/schedule', { action: 'publish', at }, 401, BAD_KEY),
+    json('POST', '/api/content/nope/x/schedule', { action: 'publish', at }, 404),
+    json('POST', '/api/content/article/nobody/schedule', { action: 'publish', at }, 404),
+    { method: 'GET', url: '/api/schedules', key: VIEWER_KEY, status: 200 },
+    { method: 'HEAD', url: '/api/schedules', key: VIEWER_KEY, status: 200 },
+    { method: 'GET', url: '/api/schedules?status=failed&_environment=default', key: EDITOR_KEY, status: 200 },
+    { method: 'GET', url: '/api/schedules?_page=0', key: EDITOR_KEY, status: 400 },
+    { method: 'GET', url: '/api/schedules', key: BAD_KEY, status: 401 },
+    { method: 'DELETE', url: '/api/schedules/{id}', key: VIEWER_KEY, status: 403 },
+    { method: 'DELETE', url: '/api/schedules/{id}', key: BAD_KEY, status: 401 },
+    { method: 'DELETE', url: '/api/schedules/{id}', key: EDITOR_KEY, status: 204 },
+    { method: 'DELETE', url: '/api/schedules/{id}', key: EDITOR_KEY, status: 404 }
+  ]
+}
+
 /**
  * Bodies the document refuses (a type no operation takes, bad JSON, over the limit): a validating
  * proxy answers them itself, so they go to the server, whose answers must still be declared.
@@ -295,6 +318,8 @@ function refusedBodies (): Call[] {
     { method: 'POST', url: '/api/content/article', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
     { method: 'PUT', url: '/api/content/article/first', key: EDITOR_KEY, headers: text, raw: 'hello', status: 415, direct: true },
     { method: 'PUT', url: '/api/content/article/first', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
+    { method: 'POST', url: '/api/content/article/first/schedule', key: EDITOR_KEY, headers: text, raw: 'hello', status: 415, direct: true },
+    { method: 'POST', url: '/api/content/article/first/schedule', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
     { method: 'PATCH', url: '/api/content/article/first', key: EDITOR_KEY, headers: text, raw: 'hello', status: 415, direct: true },
     { method: 'PATCH', url: '/api/content/article/first', key: EDITOR_KEY, headers: badJson, raw: huge, status: 413, direct: true },
     { method: 'POST', url: '/api/schemas', key: ADMIN_KEY, headers: badJson, raw: huge, status: 413, direct: true },
@@ -311,5 +336,5 @@ function refusedBodies (): Call[] {
 
 /** The whole script, in order (later calls read what earlier ones wrote). */
 export function trafficScript (png: Uint8Array): Call[] {
-  return [...discovery(), ...schemas(), ...writes(), ...editorial(), ...reads(), ...assets(png), ...webhooks(), ...sync(), ...refusedBodies()]
+  return [...discovery(), ...schemas(), ...writes(), ...editorial(), ...reads(), ...assets(png), ...webhooks(), ...sync(), ...schedules(), ...refusedBodies()]
 }
