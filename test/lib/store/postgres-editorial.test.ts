@@ -165,7 +165,9 @@ t.test('two stores opening together with a new layout move the content once', as
   const fingerprint = await before.contentFingerprint()
   const seq = await before.changes.latestSeq()
   await before.close()
-  const options = { locales: ['en', 'de'], environments: ['live', 'staging'] }
+  const logged: Array<{ msg: string, obj: object }> = []
+  const log = { info: (obj: object, msg: string) => { logged.push({ obj, msg }) }, warn () {}, error () {} }
+  const options = { locales: ['en', 'de'], environments: ['live', 'staging'], log }
   const stores = [new PostgresStore({ ...db, ...options }), new PostgresStore({ ...db, ...options })]
   t.teardown(async () => { for (const store of stores) await store.close() })
   await Promise.all(stores.map(async store => { await store.open() }))
@@ -182,6 +184,9 @@ t.test('two stores opening together with a new layout move the content once', as
   const old = await one.changes.since(0, 100, scope)
   t.same(old.records.map(r => [r.slug, r.op]), [['a', 'delete'], ['b', 'delete']], 'tombstones at the old keys')
   t.not(await one.contentFingerprint(), fingerprint)
+  const moves = logged.filter(line => line.msg === 'stored content moved to the new layout')
+  t.equal(moves.length, 1, 'one log line, by the store that moved')
+  t.match(moves[0]?.obj, { moves: [{ dimension: 'environment', from: 'default', to: 'live', entries: 2, versions: 3 }, { dimension: 'locale', from: '', to: 'en', entries: 2, displaced: 0, versions: 3, drafts: 1, schedules: 1 }] })
   t.same((await one.execute("SELECT value FROM lectern_meta WHERE key = 'layout'")).rows, [{ value: '{"locale":"en","environment":"live"}' }])
 })
 
