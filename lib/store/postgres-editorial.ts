@@ -342,7 +342,7 @@ export async function applyLayout (client: Queryable, context: LayoutContext): P
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [text])
     return done
   })
-  for (const [i, move] of moves.entries()) context.log.info({ ...move, ...counts[i] }, 'stored content moved to the new layout')
+  if (moves.length > 0) context.log.info({ moves: moves.map((move, i) => ({ ...move, ...counts[i] })) }, 'stored content moved to the new layout')
 }
 
 /**

@@ -68,6 +68,7 @@ t.test('drafts: decided against the committed entry; no change record; cleared w
   await store.create(scope, 'posts', write('a', {}, { status: 'draft' }))
   await t.rejects(store.putDraft(scope, 'posts', 'a', { x: 1 }), { code: 'CONFLICT', message: "Entry 'a' is a draft: edit it directly." })
   await store.update(scope, 'posts', write('a'))
+  await t.rejects(store.putDraft(scope, 'posts', 'a', [] as unknown as Record<string, unknown>), { code: 'BAD_REQUEST' })
   const seq = await store.changes.latestSeq()
   const revision = store.revision(scope, 'posts')
   const made = await store.putDraft(scope, 'posts', 'a', { x: 1 })
@@ -112,6 +113,7 @@ t.test('schedules: stored while the entry exists, listed in order, finished by t
   const other = await store.addSchedule(schedule('t', 'b', '2030-01-01T00:00:00.000Z', { scope: { environment: 'staging', locale: 'en' }, action: 'unpublish' }))
   t.same(other.scope, { environment: 'staging', locale: 'en' })
   await t.rejects(store.addSchedule(schedule('t', 'a', '2030-01-01T00:00:00.000Z')), { code: 'CONFLICT' })
+  await t.rejects(store.addSchedule(schedule('u', 'a', '2030-01-01T00:00:00.000Z', { action: 'archive' as 'publish' })), /check constraint/, 'what the table refuses is no CONFLICT')
   t.same((await store.listSchedules('pending', null, 0, 10)).items.map(s => s.id), ['t', 's1', 's2', 's0', 's3'], 'by at, then id')
   t.same(await store.listSchedules('pending', 'default', 1, 2).then(p => ({ ids: p.items.map(s => s.id), total: p.total })), { ids: ['s2', 's0'], total: 4 })
   t.same(await store.listSchedules('pending', 'default', 9, 2), { items: [], total: 4 }, 'the total past the last page too')
@@ -163,7 +165,9 @@ t.test('two stores opening together with a new layout move the content once', as
   const fingerprint = await before.contentFingerprint()
   const seq = await before.changes.latestSeq()
   await before.close()
-  const options = { locales: ['en', 'de'], environments: ['live', 'staging'] }
+  const logged: Array<{ msg: string, obj: object }> = []
+  const log = { info: (obj: object, msg: string) => { logged.push({ obj, msg }) }, warn () {}, error () {} }
+  const options = { locales: ['en', 'de'], environments: ['live', 'staging'], log }
   const stores = [new PostgresStore({ ...db, ...options }), new PostgresStore({ ...db, ...options })]
   t.teardown(async () => { for (const store of stores) await store.close() })
   await Promise.all(stores.map(async store => { await store.open() }))
@@ -180,6 +184,9 @@ t.test('two stores opening together with a new layout move the content once', as
   const old = await one.changes.since(0, 100, scope)
   t.same(old.records.map(r => [r.slug, r.op]), [['a', 'delete'], ['b', 'delete']], 'tombstones at the old keys')
   t.not(await one.contentFingerprint(), fingerprint)
+  const moves = logged.filter(line => line.msg === 'stored content moved to the new layout')
+  t.equal(moves.length, 1, 'one log line, by the store that moved')
+  t.match(moves[0]?.obj, { moves: [{ dimension: 'environment', from: 'default', to: 'live', entries: 2, versions: 3 }, { dimension: 'locale', from: '', to: 'en', entries: 2, displaced: 0, versions: 3, drafts: 1, schedules: 1 }] })
   t.same((await one.execute("SELECT value FROM lectern_meta WHERE key = 'layout'")).rows, [{ value: '{"locale":"en","environment":"live"}' }])
 })
 
