@@ -26,7 +26,7 @@
 import { constants } from 'node:fs'
 import { access, readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { CmsError } from '../errors.js'
+import { CmsError, conflict } from '../errors.js'
 import { compilePredicate, selectAfter, selectPage, sortCandidates, type Candidate } from '../query/memory.js'
 import { firstAfter } from '../query/keyset.js'
 import { instant, searchText, typedKey, valueAtPath, type Key } from '../query/values.js'
@@ -34,12 +34,18 @@ import {
   checkUniqueHolders, conditionsKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind, slugTaken, timestamps,
   silentLogger, uniqueValues, type StoreLogger, type StoreOptions
 } from './common.js'
-import { fsyncDir, isTempFile } from '../durable.js'
+import { isTempFile } from '../durable.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isScopeName, isSlug } from './names.js'
 import { entryChange, storeChangeLogOptions } from './changes/common.js'
 import { FileChangeLog } from './changes/file.js'
 import { FileWriter } from './writer.js'
 import { contentFingerprint } from './file-fingerprint.js'
+import { CONTENT_DIR, DRAFTS_DIR, ENTRY_EXT, NO_LOCALE_DIR, bucketDir, draftFile, makeDirs, versionsFile } from './file-paths.js'
+import { FileVersions } from './file-versions.js'
+import { FileDrafts, type DraftRepairs } from './file-drafts.js'
+import { FileSchedules, scheduleKeyText } from './file-schedules.js'
+import { applyLayout, type LayoutOutcome } from './file-layout.js'
+import { layoutOf, type Layout } from './layout.js'
 import { MAX_STORED_DEPTH, valueDepthExceeds } from '../json-depth.js'
 import { TransientMap } from '../transient-map.js'
 import type { KeysetPosition, ListQuery, ValueKind } from '../../types/query.js'
@@ -47,12 +53,9 @@ import type { ResolvedSchema } from '../../types/schema.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../../types/scope.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
-import type { EntryVersion, ScheduleRecord, SchedulePage, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
-export const CONTENT_DIR = 'content'
-/** The folder of entries without a locale (locales off). Never a valid locale name. */
-export const NO_LOCALE_DIR = '_'
-const ENTRY_EXT = '.json'
+export { CONTENT_DIR, NO_LOCALE_DIR }
 /** Files read in parallel at open. */
 const READ_CONCURRENCY = 32
 /** Sorted orders kept per bucket (one per distinct `_sort`), until the next write to it. */
@@ -63,6 +66,9 @@ const MATCH_LISTS = 32
 const SORT_COST_MS = 0.001
 
 type Record_ = Candidate
+
+/** What a write stores besides the entry (EntryInput). */
+type WriteOptions = Pick<EntryInput, 'keepVersions' | 'clearDraft'>
 
 interface InFlight {
   seq: number
@@ -154,20 +160,6 @@ function addToIndex (map: Map<Key, Set<string>>, key: Key, slug: string): void {
   slugs.add(slug)
 }
 
-/** mkdir -p `dir` under `root`, then fsync the parent of each folder it created. */
-async function makeDirs (root: string, dir: string): Promise<void> {
-  const created = await mkdir(dir, { recursive: true })
-  if (created === undefined) return
-  // `created` is the first folder made; every folder from there down to `dir` is new.
-  let current = dir
-  const parents: string[] = []
-  while (current.length >= created.length && current !== root) {
-    parents.push(path.dirname(current))
-    current = path.dirname(current)
-  }
-  for (const parent of parents) await fsyncDir(parent)
-}
-
 function record (slug: string, status: EntryStatus, data: Record<string, unknown>, createdAt: string, updatedAt: string): Record_ {
   return { entry: frozenEntry(slug, status, data, createdAt, updatedAt), search: searchText(data) }
 }
@@ -200,6 +192,10 @@ export class FileStore implements ContentStore {
   private openRevision = 0
   /** The last content fingerprint, with the revision it was taken at. */
   private fingerprint: { revision: number, text: string } | null = null
+  private readonly layout: Layout
+  private readonly versionFiles = new FileVersions()
+  private readonly drafts = new FileDrafts()
+  private readonly schedules: FileSchedules
 
   constructor (options: StoreOptions) {
     this.root = path.join(options.dataDir, CONTENT_DIR)
@@ -208,6 +204,8 @@ export class FileStore implements ContentStore {
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
     this.changeLog = new FileChangeLog({ dir: this.root, ...storeChangeLogOptions(options) })
+    this.layout = layoutOf(options)
+    this.schedules = new FileSchedules(this.root)
   }
 
   /**
@@ -239,7 +237,12 @@ export class FileStore implements ContentStore {
     this.buckets.clear()
     this.openRevision = ++this.lastRevision
     await mkdir(this.root, { recursive: true })
+    // Before anything is read: the content moves to the layout of the settings (contract §14).
+    const moved = await applyLayout(this.root, this.layout, this.log)
+    this.versionFiles.reset()
+    this.drafts.clear()
     const files: Array<{ bucket: Bucket, slug: string, file: string }> = []
+    const withDrafts: Bucket[] = []
     let removed = 0
     for (const environment of await this.subdirs(this.root)) {
       if (!isScopeName(environment)) { this.skip(path.join(this.root, environment), 'not a valid environment name'); continue }
@@ -256,6 +259,8 @@ export class FileStore implements ContentStore {
               // A write that a crash interrupted before its rename: the old file is intact.
               await unlink(path.join(bucket.dir, name)).catch(() => {})
               removed++
+            } else if (name === DRAFTS_DIR) {
+              withDrafts.push(bucket)
             } else if (name.endsWith(ENTRY_EXT) && isSlug(name.slice(0, -ENTRY_EXT.length))) {
               files.push({ bucket, slug: name.slice(0, -ENTRY_EXT.length), file: path.join(bucket.dir, name) })
             } else if (!name.startsWith('.')) {
@@ -275,15 +280,59 @@ export class FileStore implements ContentStore {
       }
     }
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))
+    await this.openEditorial(withDrafts)
     // With every entry read: records for what a crash cut short, or what was written by hand.
     await this.changeLog.open()
     try {
+      await this.recordMoves(moved)
+      await this.dropUnwrittenVersions()
       await this.changeLog.reconcile(this.entries())
     } catch (err) {
       await this.changeLog.close()
       throw err
     }
     this.opened = true
+  }
+
+  /** Drafts and schedules, with what a crash left of a publish or a delete repaired (file-drafts.ts). */
+  private async openEditorial (withDrafts: readonly Bucket[]): Promise<void> {
+    const repairs: DraftRepairs = { removed: 0, restored: 0 }
+    for (const bucket of withDrafts) await this.drafts.load(bucket.dir, slug => bucket.committed.get(slug)?.entry, repairs)
+    const orphans = await this.schedules.load(r => this.existingBucket(r.scope, r.collection)?.committed.has(r.slug) === true)
+    if (repairs.removed + repairs.restored + orphans > 0) {
+      this.log.warn({ drafts: repairs.removed, restored: repairs.restored, schedules: orphans }, 'repaired drafts and schedules a crash left behind')
+    }
+  }
+
+  /** Each entry a layout move relabelled: a tombstone at its old key, then an upsert at its new one (contract §14). */
+  private async recordMoves (moved: LayoutOutcome): Promise<void> {
+    const durable: Array<Promise<void>> = []
+    for (const { from, to } of moved.moved) {
+      const entry = this.existingBucket(to, to.collection)?.committed.get(to.slug)?.entry
+      if (entry === undefined) continue
+      for (const change of [entryChange(from, null, this.now()), entryChange(to, entry, this.now())]) {
+        const begun = this.changeLog.begin(change)
+        this.changeLog.settle(begun.seq)
+        durable.push(begun.durable)
+      }
+    }
+    await Promise.all(durable)
+  }
+
+  /**
+   * A version whose entry write never landed (a crash between the two): the newest version of an
+   * entry whose latest change record it belongs to (same time) or that has no upsert recorded,
+   * when the entry is not what it says (file-versions.ts).
+   */
+  private async dropUnwrittenVersions (): Promise<void> {
+    let dropped = 0
+    for (const { change, recorded } of await this.changeLog.unmatched(this.entries())) {
+      const scope = { environment: change.environment, locale: change.locale }
+      const entry = this.existingBucket(scope, change.collection)?.committed.get(change.slug)?.entry
+      const file = versionsFile(bucketDir(this.root, scope, change.collection), change.slug)
+      if (await this.versionFiles.dropIfUnmatched(file, entry, recorded?.at ?? null)) dropped++
+    }
+    if (dropped > 0) this.log.warn({ versions: dropped }, 'dropped versions of writes a crash cut short')
   }
 
   async close (): Promise<void> {
@@ -366,7 +415,7 @@ export class FileStore implements ContentStore {
     const key = this.bucketKey(scope, collection)
     let bucket = this.buckets.get(key)
     if (bucket === undefined) {
-      const dir = path.join(this.root, scope.environment, collection, scope.locale ?? NO_LOCALE_DIR)
+      const dir = bucketDir(this.root, scope, collection)
       bucket = new Bucket({ environment: scope.environment, locale: scope.locale }, collection, dir, this.root, this.openRevision)
       this.buckets.set(key, bucket)
     }
@@ -544,20 +593,75 @@ export class FileStore implements ContentStore {
     }
   }
 
-  // ---- editorial (types/editorial.ts): being built -----------------------------------------
+  // ---- editorial (types/editorial.ts) ---------------------------------------------------------
 
-  async versions (): Promise<{ items: VersionSummary[], total: number }> { throw new Error('not built yet') }
-  async version (): Promise<EntryVersion | undefined> { throw new Error('not built yet') }
-  async getDraft (): Promise<StoredDraft | undefined> { throw new Error('not built yet') }
-  async putDraft (): Promise<StoredDraft> { throw new Error('not built yet') }
-  async deleteDraft (): Promise<boolean> { throw new Error('not built yet') }
-  async addSchedule (): Promise<ScheduleRecord> { throw new Error('not built yet') }
-  async getSchedule (): Promise<ScheduleRecord | undefined> { throw new Error('not built yet') }
-  async listSchedules (): Promise<SchedulePage> { throw new Error('not built yet') }
-  async deleteSchedule (): Promise<boolean> { throw new Error('not built yet') }
-  async claimSchedules (): Promise<ScheduleRecord[]> { throw new Error('not built yet') }
-  async finishSchedule (): Promise<boolean> { throw new Error('not built yet') }
-  async nextScheduleAt (): Promise<string | null> { throw new Error('not built yet') }
+  /** The file of an entry's versions or draft, its names checked (they become path segments). */
+  private editorialFile (scope: Scope, collection: string, slug: string, file: (dir: string, slug: string) => string): string {
+    checkBucket(scope, collection)
+    assertStoredSlug(slug)
+    return file(bucketDir(this.root, scope, collection), slug)
+  }
+
+  async versions (scope: Scope, collection: string, slug: string, keep: number, offset: number, limit: number): Promise<{ items: VersionSummary[], total: number }> {
+    return await this.versionFiles.list(this.editorialFile(scope, collection, slug, versionsFile), keep, offset, limit)
+  }
+
+  async version (scope: Scope, collection: string, slug: string, n: number, keep: number): Promise<EntryVersion | undefined> {
+    return await this.versionFiles.get(this.editorialFile(scope, collection, slug, versionsFile), n, keep)
+  }
+
+  async getDraft (scope: Scope, collection: string, slug: string): Promise<StoredDraft | undefined> {
+    return this.drafts.get(this.editorialFile(scope, collection, slug, draftFile))
+  }
+
+  async putDraft (scope: Scope, collection: string, slug: string, data: Record<string, unknown>): Promise<StoredDraft> {
+    const file = this.editorialFile(scope, collection, slug, draftFile)
+    const bucket = this.existingBucket(scope, collection)
+    const current = bucket?.effective(slug)
+    // Decided as writes are: against the entry as the writes decided before this leave it.
+    if (bucket === undefined || current === undefined) throw entryMissing(slug, collection)
+    if (current.entry.status === 'draft') throw conflict(`Entry '${slug}' is a draft: edit it directly.`)
+    const stored = detach(data)
+    return await this.onEntryChain(bucket, slug, async () => await this.drafts.put(file, stored, this.now()))
+  }
+
+  async deleteDraft (scope: Scope, collection: string, slug: string): Promise<boolean> {
+    const file = this.editorialFile(scope, collection, slug, draftFile)
+    const bucket = this.existingBucket(scope, collection)
+    if (bucket === undefined) return false
+    return await this.onEntryChain(bucket, slug, async () => await this.drafts.remove(file))
+  }
+
+  async addSchedule (input: ScheduleInput): Promise<ScheduleRecord> {
+    if (!this.opened) throw new Error('the file store is not open')
+    this.editorialFile(input.scope, input.collection, input.slug, draftFile)
+    if (this.existingBucket(input.scope, input.collection)?.effective(input.slug) === undefined) throw entryMissing(input.slug, input.collection)
+    return await this.schedules.add(input, this.now())
+  }
+
+  async getSchedule (id: string): Promise<ScheduleRecord | undefined> {
+    return this.schedules.get(id)
+  }
+
+  async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
+    return this.schedules.list(status, environment, offset, limit)
+  }
+
+  async deleteSchedule (id: string): Promise<boolean> {
+    return await this.schedules.delete(id)
+  }
+
+  async claimSchedules (owner: string, now: string, leaseMs: number, limit: number): Promise<ScheduleRecord[]> {
+    return await this.schedules.claim(owner, now, leaseMs, limit)
+  }
+
+  async finishSchedule (id: string, owner: string, error: string | null): Promise<boolean> {
+    return await this.schedules.finish(id, owner, error)
+  }
+
+  async nextScheduleAt (): Promise<string | null> {
+    return this.schedules.nextAt()
+  }
 
   // ---- writes --------------------------------------------------------------------------------
 
@@ -570,7 +674,7 @@ export class FileStore implements ContentStore {
     if (bucket.effective(input.slug) !== undefined) throw slugTaken(input.slug, collection)
     const at = this.now()
     const rec = record(input.slug, input.status, detach(input.data), at, at)
-    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec) }
+    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec, input) }
   }
 
   async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
@@ -579,7 +683,7 @@ export class FileStore implements ContentStore {
     if (current === undefined) throw entryMissing(input.slug, collection)
     this.checkUnique(bucket, input)
     const rec = record(input.slug, input.status, detach(input.data), current.entry.createdAt, this.now())
-    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec) }
+    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec, input) }
   }
 
   async delete (scope: Scope, collection: string, slug: string): Promise<number | null> {
@@ -605,43 +709,90 @@ export class FileStore implements ContentStore {
 
   /**
    * Begins the write's change and registers the write as in flight (synchronously, before any
-   * await), writes the file once the change's record is durable and the entry's previous write
+   * await), writes the files once the change's record is durable and the entry's previous write
    * is over, then commits it to the index and settles the change. A failed write leaves the
    * index as the disk is, and settles its change as the entry is. Returns the change's seq.
    */
-  private async write (bucket: Bucket, slug: string, rec: Record_ | null): Promise<number> {
+  private async write (bucket: Bucket, slug: string, rec: Record_ | null, options: WriteOptions = {}): Promise<number> {
     const key = { environment: bucket.scope.environment, locale: bucket.scope.locale, collection: bucket.collection, slug }
     const change = this.changeLog.begin(entryChange(key, rec?.entry ?? null, this.now()))
     const seq = ++this.seq
     bucket.inFlight.set(slug, { seq, rec })
-    const chainKey = `${this.bucketKey(bucket.scope, bucket.collection)}\u0000${slug}`
-    const previous = this.chains.get(chainKey)
-    const disk = (async () => {
-      await change.durable
-      if (previous !== undefined) await previous
-      await this.writeFile(bucket, slug, rec)
-    })()
-    const tail = disk.then(() => {}, () => {})
-    this.chains.set(chainKey, tail)
-    this.writing.set(disk, true)
+    let late: unknown = null
     try {
-      try {
-        await disk
-      } catch (err) {
-        this.changeLog.settle(change.seq, bucket.committed.get(slug)?.entry ?? null)
-        throw err
-      }
-      bucket.commit(slug, rec, ++this.lastRevision)
-      this.changeLog.settle(change.seq)
+      await this.onEntryChain(bucket, slug, async () => {
+        try {
+          await change.durable
+          late = await this.writeFiles(bucket, slug, rec, options)
+        } catch (err) {
+          this.changeLog.settle(change.seq, bucket.committed.get(slug)?.entry ?? null)
+          throw err
+        }
+        bucket.commit(slug, rec, ++this.lastRevision)
+        this.changeLog.settle(change.seq)
+      })
       // As with SQLite, a write resolves once the log shows it: the changes with lower seqs,
       // finishing in any order, are over too.
       await change.readable
-      return change.seq
     } finally {
-      this.writing.delete(disk)
-      if (this.chains.get(chainKey) === tail) this.chains.delete(chainKey)
       if (bucket.inFlight.get(slug)?.seq === seq) bucket.inFlight.delete(slug)
     }
+    // The entry is written, but not all that goes with it (a version, a draft's removal): no success to answer.
+    if (late !== null) throw late
+    return change.seq
+  }
+
+  /**
+   * Runs `task` once the entry's previous disk work (writes, draft changes) is over, as the new
+   * tail of its chain, so one entry's files always end as its operations were decided.
+   */
+  private async onEntryChain<T> (bucket: Bucket, slug: string, task: () => Promise<T>): Promise<T> {
+    const chainKey = `${this.bucketKey(bucket.scope, bucket.collection)}\u0000${slug}`
+    const previous = this.chains.get(chainKey)
+    const run = (async () => {
+      if (previous !== undefined) await previous
+      return await task()
+    })()
+    const tail = run.then(() => {}, () => {})
+    this.chains.set(chainKey, tail)
+    this.writing.set(run, true)
+    try {
+      return await run
+    } finally {
+      this.writing.delete(run)
+      if (this.chains.get(chainKey) === tail) this.chains.delete(chainKey)
+    }
+  }
+
+  /**
+   * The write's files: its version (appended, durable, in parallel with the entry file: both
+   * after the change record, see file-versions.ts), the draft it publishes marked, the entry
+   * file; once that is in place, the draft a publish or delete removes and a delete's schedules.
+   * Throws when the entry file was not written (its version taken back); returns an error of
+   * what failed after it (null: none).
+   */
+  private async writeFiles (bucket: Bucket, slug: string, rec: Record_ | null, options: WriteOptions): Promise<unknown> {
+    const versions = versionsFile(bucket.dir, slug)
+    const draft = draftFile(bucket.dir, slug)
+    const keep = rec === null ? 0 : options.keepVersions ?? 0
+    if (rec !== null) await bucket.ensureDir()
+    const [version, , entry] = await Promise.allSettled([
+      keep > 0 && rec !== null ? this.versionFiles.append(versions, rec.entry, keep) : null,
+      rec !== null && options.clearDraft === true ? this.drafts.markPublishing(draft, rec.entry.updatedAt) : null,
+      this.writeFile(bucket, slug, rec)
+    ])
+    if (entry.status === 'rejected') {
+      if (version.status === 'fulfilled' && version.value !== null) await this.versionFiles.undo(version.value).catch(() => {})
+      throw entry.reason
+    }
+    this.versionFiles.done(versions)
+    try {
+      if (rec === null || options.clearDraft === true) await this.drafts.remove(draft)
+      if (rec === null) await this.schedules.deleteOf(scheduleKeyText(bucket.scope.environment, bucket.scope.locale, bucket.collection, slug))
+    } catch (err) {
+      return err
+    }
+    return version.status === 'rejected' ? version.reason : null
   }
 
   /** The entry's file as `rec` says (atomic, durable), or its removal (null). */
