@@ -42,12 +42,13 @@ import { SqliteChangeLog } from './changes/sqlite.js'
 import { setAsideUnreadable } from './sqlite-set-aside.js'
 import { analyze, registerFunctions } from './sqlite-connection.js'
 import { buildIndexes } from './sqlite-index-build.js'
+import { EDITORIAL_DDL, EditorialTables, type EntryKey } from './sqlite-editorial.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, KeysetPosition, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
-import type { EntryVersion, ScheduleRecord, SchedulePage, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
 export const DATABASE_FILE = 'lectern.db'
 
@@ -105,7 +106,20 @@ interface EntryRow {
   data: string
 }
 
-type Operation = WriteOperation | DeleteOperation
+/** A create or update with what it does to the editorial tables in its own savepoint. */
+interface EntryWrite extends WriteOperation {
+  /** EntryInput.keepVersions (0: no version). */
+  keepVersions: number
+  clearDraft: boolean
+}
+
+/** An editorial write (a draft, a schedule, a claim): run in its own savepoint of the batch, like an entry write. */
+interface EditorialCall {
+  kind: 'editorial'
+  run: () => void
+}
+
+type Operation = EntryWrite | DeleteOperation | EditorialCall
 
 interface Pending extends PendingWrite<Operation> {
   /** The row an update or delete changed (for the row cache). */
@@ -113,6 +127,11 @@ interface Pending extends PendingWrite<Operation> {
 }
 
 const localeKey = (scope: Scope): string => scope.locale ?? ''
+
+function entryKey (scope: Scope, collection: string, slug: string): EntryKey {
+  checkBucket(scope, collection)
+  return { environment: scope.environment, collection, locale: localeKey(scope), slug }
+}
 
 /** An entry cache's content: entries, and the bytes they are counted for (at most ROW_CACHE_BYTES). */
 export interface CacheUse {
@@ -129,6 +148,8 @@ export class SqliteStore implements ContentStore {
   private readonly changeLogOptions: ChangeLogOptions
   /** Made at open (it needs the database). */
   private changeLog: SqliteChangeLog | null = null
+  /** The editorial tables' statements (sqlite-editorial.ts), made at open. */
+  private tables: EditorialTables | null = null
   /** The log's read side, the same object whether the store is open or not (a closed store's rejects every call). */
   readonly changes: ChangeLog = {
     since: async (afterSeq, limit, filter) => await this.openChangeLog().since(afterSeq, limit, filter),
@@ -222,7 +243,8 @@ export class SqliteStore implements ContentStore {
     }
     this.db = db
     this.changeLog = changeLog
-    this.writeBatch = this.batchTransaction(db, changeLog)
+    this.tables = new EditorialTables(db)
+    this.writeBatch = this.batchTransaction(db, changeLog, this.tables)
     for (const name of db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND name LIKE 'ix:%'").pluck().all() as string[]) {
       const collection = name.split(':')[1] as string
       const set = this.indexes.get(collection) ?? new Set()
@@ -245,6 +267,7 @@ export class SqliteStore implements ContentStore {
     this.analyzeTimer = null
     this.changeLog?.close()
     this.changeLog = null
+    this.tables = null
     this.db.close()
     this.db = null
     this.statements.clear()
@@ -311,6 +334,8 @@ export class SqliteStore implements ContentStore {
       CREATE INDEX IF NOT EXISTS entries_updated ON entries (environment, collection, locale, updated_at, slug);
       CREATE TABLE IF NOT EXISTS entry_search (id INTEGER PRIMARY KEY, search TEXT NOT NULL);
     `)
+    // New tables only: a database from before them opens as it is (no storage version change).
+    db.exec(EDITORIAL_DDL)
     const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck()
     const setMeta = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)')
     const version = meta.get('schema_version') as string | undefined
@@ -696,20 +721,78 @@ export class SqliteStore implements ContentStore {
     }
   }
 
-  // ---- editorial (types/editorial.ts): being built -----------------------------------------
+  // ---- editorial (types/editorial.ts; tables and rules: sqlite-editorial.ts) ------------------
+  // Reads are direct; writes go through the write queue as editorial calls, each in its own
+  // savepoint of the batch's BEGIN IMMEDIATE transaction: decided at commit against every
+  // connection's commits, durable when they resolve, and waiting for an index build as writes do.
 
-  async versions (): Promise<{ items: VersionSummary[], total: number }> { throw new Error('not built yet') }
-  async version (): Promise<EntryVersion | undefined> { throw new Error('not built yet') }
-  async getDraft (): Promise<StoredDraft | undefined> { throw new Error('not built yet') }
-  async putDraft (): Promise<StoredDraft> { throw new Error('not built yet') }
-  async deleteDraft (): Promise<boolean> { throw new Error('not built yet') }
-  async addSchedule (): Promise<ScheduleRecord> { throw new Error('not built yet') }
-  async getSchedule (): Promise<ScheduleRecord | undefined> { throw new Error('not built yet') }
-  async listSchedules (): Promise<SchedulePage> { throw new Error('not built yet') }
-  async deleteSchedule (): Promise<boolean> { throw new Error('not built yet') }
-  async claimSchedules (): Promise<ScheduleRecord[]> { throw new Error('not built yet') }
-  async finishSchedule (): Promise<boolean> { throw new Error('not built yet') }
-  async nextScheduleAt (): Promise<string | null> { throw new Error('not built yet') }
+  private get editorial (): EditorialTables {
+    if (this.tables === null) throw new Error('the SQLite store is not open')
+    return this.tables
+  }
+
+  async versions (scope: Scope, collection: string, slug: string, keep: number, offset: number, limit: number): Promise<{ items: VersionSummary[], total: number }> {
+    return this.editorial.versions(entryKey(scope, collection, slug), keep, offset, limit)
+  }
+
+  async version (scope: Scope, collection: string, slug: string, n: number, keep: number): Promise<EntryVersion | undefined> {
+    return this.editorial.version(entryKey(scope, collection, slug), n, keep)
+  }
+
+  async getDraft (scope: Scope, collection: string, slug: string): Promise<StoredDraft | undefined> {
+    return this.editorial.getDraft(entryKey(scope, collection, slug))
+  }
+
+  async putDraft (scope: Scope, collection: string, slug: string, data: Record<string, unknown>): Promise<StoredDraft> {
+    const key = entryKey(scope, collection, slug)
+    assertStoredSlug(slug)
+    const at = this.now()
+    return await this.editorialCall(tables => tables.putDraft(key, data, at))
+  }
+
+  async deleteDraft (scope: Scope, collection: string, slug: string): Promise<boolean> {
+    const key = entryKey(scope, collection, slug)
+    return await this.editorialCall(tables => tables.clearDraft(key))
+  }
+
+  async addSchedule (input: ScheduleInput): Promise<ScheduleRecord> {
+    const key = entryKey(input.scope, input.collection, input.slug)
+    assertStoredSlug(input.slug)
+    const at = this.now()
+    return await this.editorialCall(tables => tables.addSchedule(key, input, at))
+  }
+
+  async getSchedule (id: string): Promise<ScheduleRecord | undefined> {
+    return this.editorial.getSchedule(id)
+  }
+
+  async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
+    return this.editorial.listSchedules(status, environment, offset, limit)
+  }
+
+  async deleteSchedule (id: string): Promise<boolean> {
+    return await this.editorialCall(tables => tables.deleteSchedule(id))
+  }
+
+  async claimSchedules (owner: string, now: string, leaseMs: number, limit: number): Promise<ScheduleRecord[]> {
+    return await this.editorialCall(tables => tables.claimSchedules(owner, now, leaseMs, limit))
+  }
+
+  async finishSchedule (id: string, owner: string, error: string | null): Promise<boolean> {
+    return await this.editorialCall(tables => tables.finishSchedule(id, owner, error))
+  }
+
+  async nextScheduleAt (): Promise<string | null> {
+    return this.editorial.nextScheduleAt()
+  }
+
+  /** Runs `write` in the next write batch, in its own savepoint: its value once committed, or its error. */
+  private async editorialCall<T> (write: (tables: EditorialTables) => T): Promise<T> {
+    const tables = this.editorial
+    let out: { value: T } | undefined
+    await this.enqueue({ kind: 'editorial', run: () => { out = { value: write(tables) } } })
+    return (out as { value: T }).value
+  }
 
   // ---- writes --------------------------------------------------------------------------------
 
@@ -735,14 +818,17 @@ export class SqliteStore implements ContentStore {
     return { entry: frozenEntry(input.slug, input.status, JSON.parse(op.json), createdAt, at), seq: seq as number }
   }
 
-  private writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): WriteOperation {
+  private writeOperation (kind: 'create' | 'update', scope: Scope, collection: string, input: EntryInput, at: string): EntryWrite {
     checkBucket(scope, collection)
     assertStoredSlug(input.slug)
     if (!isEntryStatus(input.status)) throw new CmsError('BAD_REQUEST', "Status must be 'draft' or 'published'.")
     const json = JSON.stringify(input.data)
     if (typeof json !== 'string') throw new CmsError('BAD_REQUEST', 'Entry data must be a JSON object.')
     const unique = uniqueValues(input)
-    return { kind, locale: localeKey(scope), scope, collection, slug: input.slug, status: input.status, json, search: searchText(input.data), at, unique }
+    const keepVersions = input.keepVersions ?? 0
+    if (!Number.isSafeInteger(keepVersions) || keepVersions < 0) throw new RangeError('keepVersions must be a non-negative integer')
+    const op: WriteOperation = { kind, locale: localeKey(scope), scope, collection, slug: input.slug, status: input.status, json, search: searchText(input.data), at, unique }
+    return { ...op, keepVersions, clearDraft: input.clearDraft === true }
   }
 
   private enqueue (op: Operation): Promise<Applied> {
@@ -770,14 +856,17 @@ export class SqliteStore implements ContentStore {
       return
     }
     for (const p of batch) {
-      this.counts.invalidate(p.op.collection)
-      this.matched.invalidate(p.op.collection)
-      this.results.invalidate(p.op.collection)
+      const op = p.op
+      // Drafts and schedules change no entry: nothing read from entries is stale.
+      if (op.kind === 'editorial') continue
+      this.counts.invalidate(op.collection)
+      this.matched.invalidate(op.collection)
+      this.results.invalidate(op.collection)
       if (p.rowId !== undefined) this.rows.delete(p.rowId)
-      this.keyed.delete(bucketText(p.op.scope.environment, p.op.collection, p.op.locale), p.op.slug)
+      this.keyed.delete(bucketText(op.scope.environment, op.collection, op.locale), op.slug)
       // Only a write that changed something: not a create or update that failed in its savepoint, nor a delete of nothing.
       if (p.result?.ok === true && p.result.value.seq !== null) {
-        this.revisions.set(bucketText(p.op.scope.environment, p.op.collection, p.op.locale), ++this.lastRevision)
+        this.revisions.set(bucketText(op.scope.environment, op.collection, op.locale), ++this.lastRevision)
       }
     }
     this.writesSinceAnalyze += batch.length
@@ -789,7 +878,7 @@ export class SqliteStore implements ContentStore {
     }
   }
 
-  private batchTransaction (db: SqliteDatabase, changeLog: SqliteChangeLog): (batch: Pending[]) => void {
+  private batchTransaction (db: SqliteDatabase, changeLog: SqliteChangeLog, tables: EditorialTables): (batch: Pending[]) => void {
     const insert = db.prepare('INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
     // The collection is written into the SQL, never bound: a bound value compared with the
     // partial indexes' `collection = '<name>'` makes SQLite re-plan the statement at every call.
@@ -804,8 +893,15 @@ export class SqliteStore implements ContentStore {
       checkUniqueHolders(op.unique.map(([path, value]) => [path, this.holder(op.scope.environment, op.collection, op.locale, path, value, op.slug)]))
     }
 
+    // In the write's savepoint, after its row: its version and the publish of its draft (types/editorial.ts).
+    const editorial = (op: EntryWrite, entryCreatedAt: string): void => {
+      const key = { environment: op.scope.environment, collection: op.collection, locale: op.locale, slug: op.slug }
+      if (op.keepVersions > 0) tables.keepVersion(key, op.status, op.json, op.at, entryCreatedAt, op.keepVersions)
+      if (op.clearDraft) tables.clearDraft(key)
+    }
+
     // In the write's savepoint, after its row: a rollback takes the record with it.
-    const record = (op: Operation, status: EntryStatus | null): number => {
+    const record = (op: EntryWrite | DeleteOperation, status: EntryStatus | null): number => {
       const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
       return changeLog.record(entryChange(key, status === null ? null : { status, updatedAt: op.at }, op.at))
     }
@@ -813,6 +909,10 @@ export class SqliteStore implements ContentStore {
     // Nested inside the batch's transaction, each runs in a savepoint: its failure undoes only itself.
     const apply = db.transaction((p: Pending): Applied => {
       const op = p.op
+      if (op.kind === 'editorial') {
+        op.run()
+        return { seq: null }
+      }
       const env = op.scope.environment
       switch (op.kind) {
         case 'create': {
@@ -825,6 +925,7 @@ export class SqliteStore implements ContentStore {
             throw err
           }
           setSearch.run(id, op.search)
+          editorial(op, op.at)
           return { seq: record(op, op.status) }
         }
         case 'update': {
@@ -834,6 +935,7 @@ export class SqliteStore implements ContentStore {
           checkUnique(op)
           p.rowId = row.id
           setSearch.run(row.id, op.search)
+          editorial(op, row.created_at)
           return { createdAt: row.created_at, seq: record(op, op.status) }
         }
         case 'delete': {
@@ -841,6 +943,7 @@ export class SqliteStore implements ContentStore {
           if (row === undefined) return { seq: null }
           p.rowId = row.id
           removeSearch.run(row.id)
+          tables.entryDeleted({ environment: env, collection: op.collection, locale: op.locale, slug: op.slug })
           return { seq: record(op, null) }
         }
       }
