@@ -8,17 +8,16 @@
 // fsync) with its live lines only once it holds about twice what it keeps. A line a merge of two
 // entries' versions wrote (layout moves, file-layout.ts) also carries `move`: the merge's id.
 //
-// Crash safety: a line is appended and fdatasync'ed in parallel with the entry file's write, after
-// the write's change record is durable. A torn last line (a crash mid-append) is never read and is
+// Crash safety: a line is appended and fdatasync'ed (by the store's writer threads) in parallel
+// with the entry file's write, after the write's change record is durable. A torn last line (a crash mid-append) is never read and is
 // cut off before the next append. A line whose entry write never landed is dropped at open
 // (`dropIfUnmatched`): its change record, durable first, is then one the entry does not match,
 // which the change log's reconcile finds.
 import { open, readFile, truncate } from 'node:fs/promises'
 import path from 'node:path'
-import { fsyncDir, writeFileAtomic } from '../durable.js'
+import { writeFileAtomic } from '../durable.js'
 import { deepFreeze } from '../query/values.js'
 import { isEntryStatus } from './common.js'
-import { makeDirs } from './file-paths.js'
 import type { EntryVersion, VersionSummary } from '../../types/editorial.js'
 import type { EntryStatus, StoredEntry } from '../../types/store.js'
 
@@ -115,11 +114,21 @@ export function lineText (line: VersionLine): string {
 const summary = (line: VersionLine): VersionSummary =>
   ({ version: line.version, status: line.status, createdAt: line.created_at, entryCreatedAt: line.entry_created_at })
 
+/** The disk writes of versions files: the file store's writer threads (writer.ts) do them. */
+export interface VersionsIO {
+  /** Writes `text` at `position` of `dir/name`, fdatasync'ed; the file and folder made (durably) when missing. */
+  append: (dir: string, name: string, text: string, position: number) => Promise<void>
+  /** Replaces `dir/name` atomically and durably. */
+  write: (dir: string, name: string, text: string) => Promise<void>
+}
+
 /** The versions files of one store: appends, compaction, reads that leave out versions whose write is in flight. */
 export class FileVersions {
   private readonly meta = new Map<string, Meta>()
   /** The number each file is being written with (its entry write not yet over): not read until then. */
   private readonly writing = new Map<string, number>()
+
+  constructor (private readonly io: VersionsIO) {}
 
   /** Forgets what was learnt of the files (at open: the files may have been moved or written by hand). */
   reset (): void {
@@ -161,7 +170,7 @@ export class FileVersions {
       if (meta.lines + 1 > 2 * keep + SLACK_LINES) return await this.compact(file, line)
       const undo: VersionUndo = { file, before: meta.bytes }
       const text = lineText(line)
-      await appendDurably(file, text, meta.bytes)
+      await this.io.append(path.dirname(file), path.basename(file), text, meta.bytes)
       this.meta.set(file, { highest: version, floor: line.floor, lines: meta.lines + 1, bytes: meta.bytes + Buffer.byteLength(text) })
       return undo
     } catch (err) {
@@ -231,32 +240,8 @@ export class FileVersions {
     const kept = liveVersions([...lines, line]).reverse()
     // The newest keeps the floor: a compacted file says what was dropped as the appended one did.
     const text = kept.map(lineText).join('')
-    await writeFileAtomic(file, text)
+    await this.io.write(path.dirname(file), path.basename(file), text)
     this.meta.set(file, { highest: line.version, floor: line.floor, lines: kept.length, bytes: Buffer.byteLength(text) })
     return { file, before }
   }
-}
-
-/** Appends `text` at `position` and fdatasyncs; a new file's folder is made and synced too. */
-async function appendDurably (file: string, text: string, position: number): Promise<void> {
-  let created = false
-  let handle
-  try {
-    handle = await open(file, 'r+')
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ENOENT') throw err
-    // The bucket's folder exists (the store made it for the entry): only the versions folder may be new.
-    await makeDirs(path.dirname(path.dirname(file)), path.dirname(file))
-    handle = await open(file, 'wx', 0o644)
-    created = true
-  }
-  try {
-    const bytes = Buffer.from(text, 'utf8')
-    let offset = 0
-    while (offset < bytes.length) offset += (await handle.write(bytes, offset, bytes.length - offset, position + offset)).bytesWritten
-    await handle.datasync()
-  } finally {
-    await handle.close()
-  }
-  if (created) await fsyncDir(path.dirname(file))
 }

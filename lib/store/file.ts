@@ -193,7 +193,11 @@ export class FileStore implements ContentStore {
   /** The last content fingerprint, with the revision it was taken at. */
   private fingerprint: { revision: number, text: string } | null = null
   private readonly layout: Layout
-  private readonly versionFiles = new FileVersions()
+  private readonly versionFiles = new FileVersions({
+    append: async (dir, name, text, position) => { await this.writer.append(dir, name, text, position) },
+    write: async (dir, name, text) => { await this.writer.write(dir, name, text) }
+  })
+
   private readonly drafts = new FileDrafts()
   private readonly schedules: FileSchedules
 
