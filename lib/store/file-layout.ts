@@ -185,7 +185,7 @@ function noteMoved (run: Run, from: ChangeKey, to: ChangeKey): void {
   run.moved.set(keyText(to), { from: earlier?.from ?? from, to })
 }
 
-interface EntryDoc { status?: unknown, created_at?: unknown, updated_at?: unknown, data?: unknown }
+interface EntryDoc { status?: unknown, created_at?: unknown, updated_at?: unknown, version?: unknown, data?: unknown }
 
 async function readEntryDoc (file: string): Promise<EntryDoc | null> {
   const text = await readText(file)
@@ -202,16 +202,30 @@ async function mergeSlug (run: Run, src: string, dst: string, slug: string): Pro
   const moved = await readEntryDoc(path.join(src, slug + ENTRY_EXT))
   const target = await readEntryDoc(path.join(dst, slug + ENTRY_EXT))
   const clash = moved !== null && target !== null
-  await mergeVersions(run, src, dst, slug, clash ? target : null)
+  const renumbered = await mergeVersions(run, src, dst, slug, moved, clash ? target : null)
   const draft = draftFile(src, slug)
   if (await exists(draft)) {
     await makeDirs(run.root, path.join(dst, DRAFTS_DIR))
     await rename(draft, draftFile(dst, slug))
   }
-  if (moved !== null) {
-    await rename(path.join(src, slug + ENTRY_EXT), path.join(dst, slug + ENTRY_EXT))
-    if (clash) run.clashes++
+  if (moved === null) return
+  const from = path.join(src, slug + ENTRY_EXT)
+  if (renumbered && moved.version !== undefined) {
+    // Its own version is in the merged file now, under another number: the file names none.
+    await writeFileAtomic(path.join(dst, slug + ENTRY_EXT), JSON.stringify({ ...moved, version: undefined }, null, 2) + '\n')
+    await removeFileDurably(from)
+  } else {
+    await rename(from, path.join(dst, slug + ENTRY_EXT))
   }
+  if (clash) run.clashes++
+}
+
+/** The version an entry file is (file-versions.ts), as a line, when it names one its versions file lacks. */
+function ownVersion (doc: EntryDoc | null, lines: readonly VersionLine[]): VersionLine[] {
+  const version = doc?.version
+  if (doc === null || !Number.isSafeInteger(version) || (version as number) <= extent(lines).highest) return []
+  const line = asVersion(doc, version as number, undefined)
+  return line === null ? [] : [line]
 }
 
 /**
@@ -219,30 +233,42 @@ async function mergeSlug (run: Run, src: string, dst: string, slug: string): Pro
  * entry's versions renumbered after them, in the target's versions file; marked with the run's
  * id, so a second run of the journal finds it done.
  */
-async function mergeVersions (run: Run, src: string, dst: string, slug: string, displaced: EntryDoc | null): Promise<void> {
+async function mergeVersions (run: Run, src: string, dst: string, slug: string, moved: EntryDoc | null, displaced: EntryDoc | null): Promise<boolean> {
   const srcFile = versionsFile(src, slug)
   const dstFile = versionsFile(dst, slug)
-  const moving = (await readVersions(srcFile)).lines
-  const target = (await readVersions(dstFile)).lines
-  if (!target.some(line => line.move === run.id) && (moving.length > 0 || displaced !== null)) {
-    await makeDirs(run.root, path.join(dst, VERSIONS_DIR))
-    if (target.length === 0 && displaced === null) {
+  const dstLines = (await readVersions(dstFile)).lines
+  if (dstLines.some(line => line.move === run.id)) {
+    await removeFileDurably(srcFile)
+    return true
+  }
+  const srcLines = (await readVersions(srcFile)).lines
+  // Each side's newest version is its entry file: merged, it goes into the file like the others.
+  const moving = [...srcLines, ...ownVersion(moved, srcLines)]
+  const target = [...dstLines, ...ownVersion(displaced, dstLines)]
+  if (target.length === 0 && displaced === null) {
+    // Nothing to renumber after: the versions file moves as it is (the entry file still names its own).
+    if (srcLines.length > 0) {
+      await makeDirs(run.root, path.join(dst, VERSIONS_DIR))
       await rename(srcFile, dstFile)
-      return
     }
-    let highest = extent(target).highest
-    const lines: VersionLine[] = liveVersions(target).reverse().map(line => ({ ...line, floor: 0 }))
-    const asVersion = displacedVersion(displaced, highest + 1, run.id)
-    if (asVersion !== null) lines.push(asVersion)
-    if (displaced !== null) highest++
-    for (const line of liveVersions(moving).reverse()) lines.push({ ...line, version: line.version + highest, floor: 0, move: run.id })
+    return false
+  }
+  let highest = extent(target).highest
+  const lines: VersionLine[] = liveVersions(target).reverse().map(line => ({ ...line, floor: 0 }))
+  const kept = asVersion(displaced, highest + 1, run.id)
+  if (kept !== null) lines.push(kept)
+  if (displaced !== null) highest++
+  for (const line of liveVersions(moving).reverse()) lines.push({ ...line, version: line.version + highest, floor: 0, move: run.id })
+  if (lines.length > 0) {
+    await makeDirs(run.root, path.join(dst, VERSIONS_DIR))
     await writeFileAtomic(dstFile, lines.map(lineText).join(''))
   }
   await removeFileDurably(srcFile)
+  return true
 }
 
-/** The displaced entry as a version (null when its file cannot be read as an entry: it is then lost with a warning in the count only). */
-function displacedVersion (doc: EntryDoc | null, version: number, id: string): VersionLine | null {
+/** An entry file's state as a version (null when it cannot be read as an entry: a displaced one is then lost). */
+function asVersion (doc: EntryDoc | null, version: number, id: string | undefined): VersionLine | null {
   if (doc === null) return null
   const { status, created_at: createdAt, updated_at: updatedAt, data } = doc
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return null
@@ -253,7 +279,7 @@ function displacedVersion (doc: EntryDoc | null, version: number, id: string): V
     entry_created_at: typeof createdAt === 'string' ? createdAt : new Date(0).toISOString(),
     floor: 0,
     data: data as Record<string, unknown>,
-    move: id
+    ...(id === undefined ? {} : { move: id })
   }
 }
 

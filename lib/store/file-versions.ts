@@ -1,21 +1,22 @@
-// The file store's kept versions (types/editorial.ts, contract §13): one append-only JSON-lines
-// file per entry, `<bucket>/.versions/<slug>.jsonl`, beside the entry files (a hidden folder: the
-// entry reader, the fingerprint and the folder listing pass it by). Each line is one version:
+// The file store's kept versions (types/editorial.ts, contract §13). The newest version of an
+// entry is its entry file: a write that keeps a version writes `"version": n` into the entry file
+// (file.ts), and nothing else, so a version costs a create no extra disk write, and a crash can
+// never leave a version of a write that did not land. The older ones are in one append-only
+// JSON-lines file per entry, `<bucket>/.versions/<slug>.jsonl`, beside the entry files (a hidden
+// folder: the entry reader, the fingerprint and the folder listing pass it by). Each line:
 //   {"version":3,"status":"published","created_at":…,"entry_created_at":…,"floor":1,"data":{…}}
-// `floor` is what the write that stored it dropped: versions numbered at or below the highest
-// floor of the file are gone, whether or not a compaction has removed their lines yet. So a write
-// appends one line (no rewrite), and the file is rewritten (atomically: temp, fsync, rename, folder
-// fsync) with its live lines only once it holds about twice what it keeps. A line a merge of two
-// entries' versions wrote (layout moves, file-layout.ts) also carries `move`: the merge's id.
+// Before an entry file that names a version is replaced (an update) or removed (a delete), that
+// version is appended to the file and fdatasync'ed (by the writer threads, in parallel with the
+// change record's append), so the versions file only ever holds versions of writes that landed.
 //
-// Crash safety: a line is appended and fdatasync'ed (by the store's writer threads) in parallel
-// with the entry file's write, after the write's change record is durable. A torn last line (a crash mid-append) is never read and is
-// cut off before the next append. A line whose entry write never landed is dropped at open
-// (`dropIfUnmatched`): its change record, durable first, is then one the entry does not match,
-// which the change log's reconcile finds.
-import { open, readFile, truncate } from 'node:fs/promises'
+// `floor` is what the write that appended it dropped (its own number minus keepVersions): versions
+// numbered at or below the highest floor of the file are gone, whether or not a compaction has
+// removed their lines yet. So a write appends one line, and the file is rewritten (atomically) with
+// its live lines once it holds about twice what it keeps. A torn last line (a crash mid-append) is
+// never read and is cut off before the next append. Lines a merge of two entries' versions wrote
+// (layout moves, file-layout.ts) also carry `move`: the merge's id.
+import { readFile, truncate } from 'node:fs/promises'
 import path from 'node:path'
-import { writeFileAtomic } from '../durable.js'
 import { deepFreeze } from '../query/values.js'
 import { isEntryStatus } from './common.js'
 import type { EntryVersion, VersionSummary } from '../../types/editorial.js'
@@ -48,13 +49,6 @@ interface Meta {
   floor: number
   lines: number
   bytes: number
-}
-
-/** How to take back an appended version when its entry write failed. */
-export interface VersionUndo {
-  file: string
-  /** The file's size before (append), or its text before (compaction). */
-  before: number | string
 }
 
 function isVersionLine (value: unknown): value is VersionLine {
@@ -122,102 +116,66 @@ export interface VersionsIO {
   write: (dir: string, name: string, text: string) => Promise<void>
 }
 
-/** The versions files of one store: appends, compaction, reads that leave out versions whose write is in flight. */
+/** The newest version of an entry: what its file says, when it names a version (null: it names none). */
+export function entryVersion (entry: StoredEntry, version: number | undefined, floor = 0): VersionLine | null {
+  if (version === undefined) return null
+  return { version, status: entry.status, created_at: entry.updatedAt, entry_created_at: entry.createdAt, floor, data: entry.data }
+}
+
+/** The versions files of one store: appends before an entry file is replaced, compaction, reads. */
 export class FileVersions {
   private readonly meta = new Map<string, Meta>()
-  /** The number each file is being written with (its entry write not yet over): not read until then. */
-  private readonly writing = new Map<string, number>()
 
   constructor (private readonly io: VersionsIO) {}
 
   /** Forgets what was learnt of the files (at open: the files may have been moved or written by hand). */
   reset (): void {
     this.meta.clear()
-    this.writing.clear()
   }
 
-  /** The visible versions of a file (without one being written), newest first, the newest `keep`. */
-  private async visible (file: string, keep: number): Promise<VersionLine[]> {
+  /** The file's versions and the entry's own (`newest`), newest first, the newest `keep` of them. */
+  private async visible (file: string, newest: VersionLine | null, keep: number): Promise<VersionLine[]> {
     if (keep <= 0) return []
-    const pending = this.writing.get(file)
     const { lines } = await readVersions(file)
-    return liveVersions(pending === undefined ? lines : lines.filter(line => line.version !== pending)).slice(0, keep)
+    // The entry's own goes first among lines of its number: the file's may be older (written by hand).
+    return liveVersions(newest === null ? lines : [...lines, newest]).slice(0, keep)
   }
 
-  async list (file: string, keep: number, offset: number, limit: number): Promise<{ items: VersionSummary[], total: number }> {
-    const live = await this.visible(file, keep)
+  async list (file: string, newest: VersionLine | null, keep: number, offset: number, limit: number): Promise<{ items: VersionSummary[], total: number }> {
+    const live = await this.visible(file, newest, keep)
     return { items: live.slice(offset, offset + limit).map(summary), total: live.length }
   }
 
-  async get (file: string, n: number, keep: number): Promise<EntryVersion | undefined> {
-    const line = (await this.visible(file, keep)).find(v => v.version === n)
+  async get (file: string, newest: VersionLine | null, n: number, keep: number): Promise<EntryVersion | undefined> {
+    const line = (await this.visible(file, newest, keep)).find(v => v.version === n)
     if (line === undefined) return undefined
     return deepFreeze({ ...summary(line), data: line.data })
   }
 
   /**
-   * Stores the version of `entry` (durable before it resolves), numbered one above the highest
-   * ever stored, dropping those at or below `number - keep`. Hidden from reads until `done`.
+   * Before a write replaces or removes the entry file: appends the version that file names
+   * (`current`, unless the file has it), durably, with the floor of the write's own version, and
+   * returns that version's number (one above the highest ever stored; null when `keep` is 0),
+   * which the new entry file names.
    */
-  async append (file: string, entry: StoredEntry, keep: number): Promise<VersionUndo> {
+  async beforeWrite (file: string, current: VersionLine | null, keep: number): Promise<number | null> {
     const meta = await this.load(file)
-    const version = meta.highest + 1
-    this.writing.set(file, version)
-    const line: VersionLine = {
-      version, status: entry.status, created_at: entry.updatedAt, entry_created_at: entry.createdAt, floor: Math.max(meta.floor, version - keep), data: entry.data
-    }
+    const version = keep > 0 ? Math.max(meta.highest, current?.version ?? 0) + 1 : null
+    if (current === null || current.version <= meta.highest) return version
+    const line = { ...current, floor: Math.max(meta.floor, current.floor, version === null ? 0 : version - keep) }
     try {
-      if (meta.lines + 1 > 2 * keep + SLACK_LINES) return await this.compact(file, line)
-      const undo: VersionUndo = { file, before: meta.bytes }
-      const text = lineText(line)
-      await this.io.append(path.dirname(file), path.basename(file), text, meta.bytes)
-      this.meta.set(file, { highest: version, floor: line.floor, lines: meta.lines + 1, bytes: meta.bytes + Buffer.byteLength(text) })
-      return undo
+      if (meta.lines + 1 > 2 * keep + SLACK_LINES) {
+        await this.compact(file, line)
+      } else {
+        const text = lineText(line)
+        await this.io.append(path.dirname(file), path.basename(file), text, meta.bytes)
+        this.meta.set(file, { highest: line.version, floor: line.floor, lines: meta.lines + 1, bytes: meta.bytes + Buffer.byteLength(text) })
+      }
     } catch (err) {
       this.meta.delete(file)
-      this.writing.delete(file)
       throw err
     }
-  }
-
-  /** The entry write of the version being written is over: readable from now on. */
-  done (file: string): void {
-    this.writing.delete(file)
-  }
-
-  /** The entry write failed: the version goes too (the file as it was), then reads go on as before. */
-  async undo (undo: VersionUndo): Promise<void> {
-    this.meta.delete(undo.file)
-    try {
-      if (typeof undo.before === 'number') {
-        await truncate(undo.file, undo.before)
-        const handle = await open(undo.file, 'r+')
-        try { await handle.datasync() } finally { await handle.close() }
-      } else {
-        await writeFileAtomic(undo.file, undo.before)
-      }
-    } finally {
-      this.writing.delete(undo.file)
-    }
-  }
-
-  /**
-   * At open, for an entry its latest change record does not match (a write a crash cut short;
-   * `recordedAt`: that record's time, null when the key has no upsert recorded): drops the newest
-   * version when it is that write's and not the entry as it is. Lines a merge wrote are no
-   * write's. Returns whether one was dropped.
-   */
-  async dropIfUnmatched (file: string, entry: StoredEntry | undefined, recordedAt: string | null): Promise<boolean> {
-    const parsed = await readVersions(file)
-    const last = parsed.lines.at(-1)
-    if (last === undefined || last.move !== undefined) return false
-    // The log's record of the key is another write's (a later one without a version): not this one's to judge.
-    if (recordedAt !== null && recordedAt !== last.created_at) return false
-    if (entry !== undefined && last.created_at === entry.updatedAt && last.status === entry.status &&
-      JSON.stringify(last.data) === JSON.stringify(entry.data)) return false
-    await writeFileAtomic(file, parsed.lines.slice(0, -1).map(lineText).join(''))
-    this.meta.delete(file)
-    return true
+    return version
   }
 
   /** What the file holds, read once since open; a torn tail is cut off by the next append. */
@@ -226,22 +184,17 @@ export class FileVersions {
     if (known !== undefined) return known
     const parsed = await readVersions(file)
     const meta = { ...extent(parsed.lines), lines: parsed.lines.length, bytes: parsed.validBytes }
-    if (parsed.size > parsed.validBytes) {
-      await truncate(file, parsed.validBytes)
-    }
+    if (parsed.size > parsed.validBytes) await truncate(file, parsed.validBytes)
     this.meta.set(file, meta)
     return meta
   }
 
   /** Rewrites the file with its live lines and `line` (atomic, durable). */
-  private async compact (file: string, line: VersionLine): Promise<VersionUndo> {
-    const before = (await readFile(file)).toString('utf8')
-    const lines = parseVersions(Buffer.from(before)).lines
-    const kept = liveVersions([...lines, line]).reverse()
+  private async compact (file: string, line: VersionLine): Promise<void> {
+    const kept = liveVersions([...(await readVersions(file)).lines, line]).reverse()
     // The newest keeps the floor: a compacted file says what was dropped as the appended one did.
     const text = kept.map(lineText).join('')
     await this.io.write(path.dirname(file), path.basename(file), text)
     this.meta.set(file, { highest: line.version, floor: line.floor, lines: kept.length, bytes: Buffer.byteLength(text) })
-    return { file, before }
   }
 }

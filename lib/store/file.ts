@@ -1,6 +1,8 @@
 // The file store (CMS_STORE=file): one pretty-printed JSON file per entry at
 // `<data>/content/<environment>/<collection>/<locale or _>/<slug>.json` holding
-// { status, created_at, updated_at, data } (the slug is the file name, never inside data).
+// { status, created_at, updated_at, version?, data } (the slug is the file name, never inside data;
+// `version`: the number of the version the write kept, file-versions.ts). Versions, drafts,
+// schedules and layout moves: file-paths.ts lists their files.
 //
 // Every entry is read once, at open, into an in-memory index; reads and lists never touch the
 // disk. Writes are atomic and durable (temp file, fsync, rename, folder fsync; done by worker
@@ -41,7 +43,7 @@ import { FileChangeLog } from './changes/file.js'
 import { FileWriter } from './writer.js'
 import { contentFingerprint } from './file-fingerprint.js'
 import { CONTENT_DIR, DRAFTS_DIR, ENTRY_EXT, NO_LOCALE_DIR, bucketDir, draftFile, makeDirs, versionsFile } from './file-paths.js'
-import { FileVersions } from './file-versions.js'
+import { FileVersions, entryVersion, type VersionLine } from './file-versions.js'
 import { FileDrafts, type DraftRepairs } from './file-drafts.js'
 import { FileSchedules, scheduleKeyText } from './file-schedules.js'
 import { applyLayout, type LayoutOutcome } from './file-layout.js'
@@ -86,6 +88,8 @@ interface ValueIndex {
 /** The entries of one (environment, collection, locale). */
 class Bucket {
   readonly committed = new Map<string, Record_>()
+  /** The version each committed entry's file names (file-versions.ts: the newest version is the entry file). */
+  readonly versionOf = new Map<string, number>()
   readonly inFlight = new TransientMap<string, InFlight>()
   /** Per sort signature: the committed records in that order, or what answering without it cost (ms); cleared by every commit. */
   readonly sorted = new Map<string, { spent: number, records: Record_[] | null }>()
@@ -126,11 +130,13 @@ class Bucket {
     return this.committed.get(slug)
   }
 
-  commit (slug: string, rec: Record_ | null, revision: number): void {
+  commit (slug: string, rec: Record_ | null, revision: number, version: number | null): void {
     this.revision = revision
     const before = this.committed.get(slug)
     if (rec === null) this.committed.delete(slug)
     else this.committed.set(slug, rec)
+    if (rec === null || version === null) this.versionOf.delete(slug)
+    else this.versionOf.set(slug, version)
     for (const index of this.values.values()) {
       if (before !== undefined) removeFromIndex(index.map, typedKey(valueAtPath(before.entry.data, index.path), index.kind), slug)
       if (rec !== null) addToIndex(index.map, typedKey(valueAtPath(rec.entry.data, index.path), index.kind), slug)
@@ -164,10 +170,11 @@ function record (slug: string, status: EntryStatus, data: Record<string, unknown
   return { entry: frozenEntry(slug, status, data, createdAt, updatedAt), search: searchText(data) }
 }
 
-/** The file's text: pretty-printed, system fields first, data last. */
-function fileText (rec: Record_): string {
+/** The file's text: pretty-printed, system fields first (the version it is, when it keeps one), data last. */
+function fileText (rec: Record_, version: number | null): string {
   const { entry } = rec
-  return JSON.stringify({ status: entry.status, created_at: entry.createdAt, updated_at: entry.updatedAt, data: entry.data }, null, 2) + '\n'
+  const doc = { status: entry.status, created_at: entry.createdAt, updated_at: entry.updatedAt, version: version ?? undefined, data: entry.data }
+  return JSON.stringify(doc, null, 2) + '\n'
 }
 
 export class FileStore implements ContentStore {
@@ -279,8 +286,10 @@ export class FileStore implements ContentStore {
     const worker = async (): Promise<void> => {
       while (next < files.length) {
         const item = files[next++] as (typeof files)[number]
-        const rec = await this.readEntry(item.file, item.slug)
-        if (rec !== null) item.bucket.committed.set(item.slug, rec)
+        const read = await this.readEntry(item.file, item.slug)
+        if (read === null) continue
+        item.bucket.committed.set(item.slug, read.rec)
+        if (read.version !== undefined) item.bucket.versionOf.set(item.slug, read.version)
       }
     }
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))
@@ -289,7 +298,6 @@ export class FileStore implements ContentStore {
     await this.changeLog.open()
     try {
       await this.recordMoves(moved)
-      await this.dropUnwrittenVersions()
       await this.changeLog.reconcile(this.entries())
     } catch (err) {
       await this.changeLog.close()
@@ -323,22 +331,6 @@ export class FileStore implements ContentStore {
     await Promise.all(durable)
   }
 
-  /**
-   * A version whose entry write never landed (a crash between the two): the newest version of an
-   * entry whose latest change record it belongs to (same time) or that has no upsert recorded,
-   * when the entry is not what it says (file-versions.ts).
-   */
-  private async dropUnwrittenVersions (): Promise<void> {
-    let dropped = 0
-    for (const { change, recorded } of await this.changeLog.unmatched(this.entries())) {
-      const scope = { environment: change.environment, locale: change.locale }
-      const entry = this.existingBucket(scope, change.collection)?.committed.get(change.slug)?.entry
-      const file = versionsFile(bucketDir(this.root, scope, change.collection), change.slug)
-      if (await this.versionFiles.dropIfUnmatched(file, entry, recorded?.at ?? null)) dropped++
-    }
-    if (dropped > 0) this.log.warn({ versions: dropped }, 'dropped versions of writes a crash cut short')
-  }
-
   async close (): Promise<void> {
     // Writes in flight finish (or fail) before the store lets go.
     while (this.writing.size > 0) await Promise.allSettled([...this.writing.keys()])
@@ -361,8 +353,8 @@ export class FileStore implements ContentStore {
     this.log.warn({ file: path.relative(this.root, file), reason }, 'content file skipped')
   }
 
-  /** One entry file, or null (logged) when it cannot be used. */
-  private async readEntry (file: string, slug: string): Promise<Record_ | null> {
+  /** One entry file and the version it names, or null (logged) when it cannot be used. */
+  private async readEntry (file: string, slug: string): Promise<{ rec: Record_, version: number | undefined } | null> {
     let parsed: unknown
     try {
       parsed = JSON.parse(await readFile(file, 'utf8'))
@@ -407,7 +399,9 @@ export class FileStore implements ContentStore {
       this.skip(file, "'created_at' and 'updated_at' must be ISO 8601 date-times")
       return null
     }
-    return record(slug, status, data as Record<string, unknown>, createdAt, updatedAt)
+    // A version number it cannot be (written by hand) is no version.
+    const version = Number.isSafeInteger(doc.version) && (doc.version as number) > 0 ? doc.version as number : undefined
+    return { rec: record(slug, status, data as Record<string, unknown>, createdAt, updatedAt), version }
   }
 
   private bucketKey (scope: Scope, collection: string): string {
@@ -607,11 +601,19 @@ export class FileStore implements ContentStore {
   }
 
   async versions (scope: Scope, collection: string, slug: string, keep: number, offset: number, limit: number): Promise<{ items: VersionSummary[], total: number }> {
-    return await this.versionFiles.list(this.editorialFile(scope, collection, slug, versionsFile), keep, offset, limit)
+    const file = this.editorialFile(scope, collection, slug, versionsFile)
+    return await this.versionFiles.list(file, this.newestVersion(this.existingBucket(scope, collection), slug), keep, offset, limit)
   }
 
   async version (scope: Scope, collection: string, slug: string, n: number, keep: number): Promise<EntryVersion | undefined> {
-    return await this.versionFiles.get(this.editorialFile(scope, collection, slug, versionsFile), n, keep)
+    const file = this.editorialFile(scope, collection, slug, versionsFile)
+    return await this.versionFiles.get(file, this.newestVersion(this.existingBucket(scope, collection), slug), n, keep)
+  }
+
+  /** The version the committed entry's file is, if it names one. */
+  private newestVersion (bucket: Bucket | undefined, slug: string): VersionLine | null {
+    const rec = bucket?.committed.get(slug)
+    return rec === undefined ? null : entryVersion(rec.entry, bucket?.versionOf.get(slug))
   }
 
   async getDraft (scope: Scope, collection: string, slug: string): Promise<StoredDraft | undefined> {
@@ -725,14 +727,19 @@ export class FileStore implements ContentStore {
     let late: unknown = null
     try {
       await this.onEntryChain(bucket, slug, async () => {
+        let version: number | null
         try {
-          await change.durable
-          late = await this.writeFiles(bucket, slug, rec, options)
+          // The version the entry file being replaced is goes into the versions file first, in
+          // parallel with the change record (file-versions.ts); the new file names its own.
+          const keep = rec === null ? 0 : options.keepVersions ?? 0
+          const kept = this.versionFiles.beforeWrite(versionsFile(bucket.dir, slug), this.newestVersion(bucket, slug), keep)
+          version = (await Promise.all([kept, change.durable]))[0]
+          late = await this.writeFiles(bucket, slug, rec, options, version)
         } catch (err) {
           this.changeLog.settle(change.seq, bucket.committed.get(slug)?.entry ?? null)
           throw err
         }
-        bucket.commit(slug, rec, ++this.lastRevision)
+        bucket.commit(slug, rec, ++this.lastRevision, version)
         this.changeLog.settle(change.seq)
       })
       // As with SQLite, a write resolves once the log shows it: the changes with lower seqs,
@@ -741,7 +748,7 @@ export class FileStore implements ContentStore {
     } finally {
       if (bucket.inFlight.get(slug)?.seq === seq) bucket.inFlight.delete(slug)
     }
-    // The entry is written, but not all that goes with it (a version, a draft's removal): no success to answer.
+    // The entry is written, but not all that goes with it (a draft's removal, a delete's schedules): no success to answer.
     if (late !== null) throw late
     return change.seq
   }
@@ -769,38 +776,25 @@ export class FileStore implements ContentStore {
   }
 
   /**
-   * The write's files: its version (appended, durable, in parallel with the entry file: both
-   * after the change record, see file-versions.ts), the draft it publishes marked, the entry
-   * file; once that is in place, the draft a publish or delete removes and a delete's schedules.
-   * Throws when the entry file was not written (its version taken back); returns an error of
-   * what failed after it (null: none).
+   * The write's files: the draft it publishes marked, the entry file (naming `version`); once
+   * that is in place, the draft a publish or delete removes and a delete's schedules. Throws when
+   * the entry file was not written; returns an error of what failed after it (null: none).
    */
-  private async writeFiles (bucket: Bucket, slug: string, rec: Record_ | null, options: WriteOptions): Promise<unknown> {
-    const versions = versionsFile(bucket.dir, slug)
+  private async writeFiles (bucket: Bucket, slug: string, rec: Record_ | null, options: WriteOptions, version: number | null): Promise<unknown> {
     const draft = draftFile(bucket.dir, slug)
-    const keep = rec === null ? 0 : options.keepVersions ?? 0
-    if (rec !== null) await bucket.ensureDir()
-    const [version, , entry] = await Promise.allSettled([
-      keep > 0 && rec !== null ? this.versionFiles.append(versions, rec.entry, keep) : null,
-      rec !== null && options.clearDraft === true ? this.drafts.markPublishing(draft, rec.entry.updatedAt) : null,
-      this.writeFile(bucket, slug, rec)
-    ])
-    if (entry.status === 'rejected') {
-      if (version.status === 'fulfilled' && version.value !== null) await this.versionFiles.undo(version.value).catch(() => {})
-      throw entry.reason
-    }
-    this.versionFiles.done(versions)
+    const publishes = rec !== null && options.clearDraft === true
+    await Promise.all([publishes ? this.drafts.markPublishing(draft, rec.entry.updatedAt) : null, this.writeFile(bucket, slug, rec, version)])
     try {
-      if (rec === null || options.clearDraft === true) await this.drafts.remove(draft)
+      if (rec === null || publishes) await this.drafts.remove(draft)
       if (rec === null) await this.schedules.deleteOf(scheduleKeyText(bucket.scope.environment, bucket.scope.locale, bucket.collection, slug))
     } catch (err) {
       return err
     }
-    return version.status === 'rejected' ? version.reason : null
+    return null
   }
 
   /** The entry's file as `rec` says (atomic, durable), or its removal (null). */
-  private async writeFile (bucket: Bucket, slug: string, rec: Record_ | null): Promise<void> {
+  private async writeFile (bucket: Bucket, slug: string, rec: Record_ | null, version: number | null): Promise<void> {
     const name = slug + ENTRY_EXT
     if (rec === null) {
       await this.writer.remove(bucket.dir, name)
@@ -808,7 +802,7 @@ export class FileStore implements ContentStore {
     }
     await bucket.ensureDir()
     try {
-      await this.writer.write(bucket.dir, name, fileText(rec))
+      await this.writer.write(bucket.dir, name, fileText(rec, version))
     } catch (err) {
       if ((err as { code?: string }).code === 'ENOENT') bucket.forgetDir()
       throw err

@@ -341,7 +341,19 @@ export class FileChangeLog implements ChangeLog {
    * a crash cut short), a tombstone for each recorded entry that is gone. Returns how many.
    */
   async reconcile (entries: Iterable<StoredLocation> | AsyncIterable<StoredLocation>): Promise<number> {
-    const changes = (await this.unmatched(entries)).map(u => u.change)
+    this.writable()
+    const now = this.now()
+    const seen = new Set<string>()
+    const changes: Change[] = []
+    for await (const { scope, collection, entry } of entries) {
+      const key = { environment: scope.environment, locale: scope.locale, collection, slug: entry.slug }
+      seen.add(changeKeyText(key))
+      const record = this.index.get(key)
+      if (record === undefined || !recordMatchesEntry(record, entry)) changes.push(entryChange(key, entry, now))
+    }
+    for (const record of this.index.records()) {
+      if (record.op === 'upsert' && !seen.has(changeKeyText(record))) changes.push(entryChange(record, null, now))
+    }
     // In the order they happened, as far as the entries tell.
     changes.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
     const durable = changes.map(change => {
@@ -352,28 +364,6 @@ export class FileChangeLog implements ChangeLog {
     await Promise.all(durable)
     if (changes.length > 0) this.options.log.info({ records: changes.length }, 'change log brought up to date with the entries')
     return changes.length
-  }
-
-  /**
-   * What `reconcile` would record: for each entry key whose latest record does not say what the
-   * entry is, the change that does, and the key's latest upsert when there is one (what the log
-   * recorded of the write a crash may have cut short; the store's versions are checked against it).
-   */
-  async unmatched (entries: Iterable<StoredLocation> | AsyncIterable<StoredLocation>): Promise<Array<{ change: Change, recorded: ChangeRecord | undefined }>> {
-    this.writable()
-    const now = this.now()
-    const seen = new Set<string>()
-    const out: Array<{ change: Change, recorded: ChangeRecord | undefined }> = []
-    for await (const { scope, collection, entry } of entries) {
-      const key = { environment: scope.environment, locale: scope.locale, collection, slug: entry.slug }
-      seen.add(changeKeyText(key))
-      const record = this.index.get(key)
-      if (record === undefined || !recordMatchesEntry(record, entry)) out.push({ change: entryChange(key, entry, now), recorded: record })
-    }
-    for (const record of this.index.records()) {
-      if (record.op === 'upsert' && !seen.has(changeKeyText(record))) out.push({ change: entryChange(record, null, now), recorded: record })
-    }
-    return out
   }
 
   // ---- reads ---------------------------------------------------------------------------------
