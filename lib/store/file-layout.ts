@@ -14,7 +14,7 @@
 // entry becomes a version of the key numbered one above the target's highest, the moved entry's
 // versions follow it (v → v + that number); the moved draft replaces the target's.
 import { randomUUID } from 'node:crypto'
-import { readdir, readFile, rename, rmdir } from 'node:fs/promises'
+import { access, readdir, readFile, rename, rmdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fsyncDir, isTempFile, removeFileDurably, writeFileAtomic } from '../durable.js'
 import { layoutMoves, layoutText, parseLayout, type Layout, type LayoutMove } from './layout.js'
@@ -76,7 +76,7 @@ async function subdirs (dir: string): Promise<string[]> {
 }
 
 async function exists (file: string): Promise<boolean> {
-  return (await readText(file).catch(() => '')) !== null
+  return await access(file).then(() => true, () => false)
 }
 
 async function dirExists (dir: string): Promise<boolean> {

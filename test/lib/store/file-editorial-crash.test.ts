@@ -1,8 +1,9 @@
 // The file store's versions under kill -9: a child process updates a few entries in a loop, each
 // write keeping versions (keepVersions 3), and prints each write once it resolved; the test kills
 // it at a random moment, reopens the store and checks that every acknowledged write has its
-// version, and that no version exists of a write the entry never showed (open drops the version
-// of a write a crash cut short: file-versions.ts). Several cycles on one data dir.
+// version, and that no version exists of a write the entry never showed (the newest version is the
+// entry file, the older ones are appended before it is replaced: file-versions.ts). Several cycles
+// on one data dir.
 // More cycles: LECTERN_CRASH_CYCLES=20 npx tap test/lib/store/file-editorial-crash.test.ts
 import { spawn } from 'node:child_process'
 import t, { type Test } from 'tap'
@@ -57,7 +58,7 @@ async function crashAfter (t: Test, dataDir: string, cycle: number, acks: number
   return last
 }
 
-t.test('every acknowledged write keeps its version through kill -9, and no unwritten one survives', async t => {
+t.test('every acknowledged write keeps its version through kill -9, and no unwritten one appears', async t => {
   const dataDir = tempDir(t)
   for (let cycle = 0; cycle < CYCLES; cycle++) {
     const wanted = 10 + Math.floor(Math.random() * 80)
