@@ -44,6 +44,8 @@ export interface Config {
   bodyPoolBytes: number
   /** CMS_SYNC_RETENTION_DAYS: days the change log keeps tombstones (contract §9). */
   syncRetentionDays: number
+  /** CMS_REVISIONS: versions kept per entry (contract §13); 0 keeps none. */
+  revisions: number
   bodyLimit: number
   uploadLimit: number
   trustProxy: boolean
@@ -240,6 +242,7 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
     bodyPoolBytes: integer(env, 'CMS_BODY_POOL_BYTES', DEFAULT_BODY_POOL_BYTES, 0),
     // At most a century: the retention cut-off must stay a date.
     syncRetentionDays: integer(env, 'CMS_SYNC_RETENTION_DAYS', 30, 1, 36500),
+    revisions: integer(env, 'CMS_REVISIONS', 50, 0),
     bodyLimit: integer(env, 'CMS_BODY_LIMIT', 1048576, 1),
     uploadLimit: integer(env, 'CMS_UPLOAD_LIMIT', 52428800, 1),
     trustProxy: boolean(env, 'CMS_TRUST_PROXY', false),

@@ -12,7 +12,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * The content pipeline (interface.md "Entries"): create, update, patch, remove, get, list and
-     * slugCheck, built from the services it calls by name: the store, the references (reference
+     * slugCheck, and the editorial workflow (contract §13: versions, restore, drafts, the
+     * scheduler's publish and unpublish), built from the services it calls by name: the store, the references (reference
      * check, asset URLs, reverse index, `_resolve`) and the response cache.
      */
     content: ContentService
@@ -60,7 +61,8 @@ export default fp(async (fastify) => {
     emit: event => { fastify.events.emit(event) },
     // One budget for every kept text, the views' here and `_resolve`'s (plugins/references.ts makes it).
     texts: fastify.references.texts,
-    bodies: new BodyPool({ maxFreeBytes: fastify.config.bodyPoolBytes })
+    bodies: new BodyPool({ maxFreeBytes: fastify.config.bodyPoolBytes }),
+    revisions: fastify.config.revisions
   }))
 
   // The pipeline serializes bodies itself because the ETag is a hash of their exact bytes;

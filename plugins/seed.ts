@@ -22,6 +22,7 @@ export default fp(async (fastify) => {
     store: fastify.store,
     // The default scope: the first locale (or none) and the first environment (or 'default').
     scope: resolveScope(locales, environments, undefined, undefined),
-    log: fastify.log
+    log: fastify.log,
+    keepVersions: fastify.config.revisions
   })
 }, { name: 'seed', dependencies: ['config', 'data', 'schemas', 'store'], fastify: '5.x' })

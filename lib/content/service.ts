@@ -2,7 +2,8 @@
 // interface.md "Entries" (create rules 1–12, update rules 1–8, delete rules 1–5), "States and
 // transitions" and contract §4. Rule 1 (the ContentWrite permission) is the route's, before
 // anything else; everything after it is here, each rule a named step, in the order the rules
-// give. Framework-free: the content plugin builds it from the registry, the store, the reference
+// give. The editorial workflow of contract §13 (versions, drafts, scheduled publishing) runs
+// through the same steps (lib/content/editorial.ts). Framework-free: the content plugin builds it from the registry, the store, the reference
 // service, the response cache and the event bus. Rendering is lib/content/render.ts's.
 import { seesDrafts, type Caller } from '../auth.js'
 import { collectionTag, entryKey as entryCacheKey, listKey as listCacheKey, type ResponseCache } from '../cache.js'
@@ -26,6 +27,7 @@ import type { BodyPool } from './body-pool.js'
 import type { JsonText, TextBudget } from './json-memo.js'
 import { applyMergePatch } from './merge-patch.js'
 import { KeyedMutex } from '../mutex.js'
+import { Editorial, type VersionPage, type VersionQuery } from './editorial.js'
 import { Renderer, type KeepAs, type PageNumbers, type Rendered } from './render.js'
 
 // What the read paths answer; the reply helpers (plugins/content.ts) take the type from here.
@@ -57,7 +59,7 @@ export interface EntryChange {
 }
 
 /** An entry about to be written (create or update), validated. */
-interface PendingWrite {
+export interface PendingWrite {
   scope: Scope
   collection: string
   model: CollectionModel
@@ -88,6 +90,8 @@ export interface ContentServiceOptions {
   texts: TextBudget
   /** Memory for large bodies that are sent and not kept (CMS_BODY_POOL_BYTES). */
   bodies: BodyPool
+  /** CMS_REVISIONS: versions kept per entry (contract §13); 0 keeps none. Default 50, the setting's. */
+  revisions?: number
 }
 
 export class ContentService {
@@ -97,6 +101,9 @@ export class ContentService {
   private readonly cache: ResponseCache
   private readonly emit: ContentServiceOptions['emit']
   private readonly renderer: Renderer
+  private readonly revisions: number
+  /** Versions, drafts and the scheduler's publish and unpublish (contract §13), over the steps below. */
+  private readonly editorial: Editorial
   /**
    * Orders the writes to one entry (environment, locale, collection, slug): held from the read
    * of the stored entry until the write is committed and announced, so none is lost (PATCH
@@ -117,6 +124,17 @@ export class ContentService {
     this.cache = options.cache
     this.emit = options.emit
     this.renderer = new Renderer({ cache: options.cache, references: options.references, texts: options.texts, bodies: options.bodies })
+    this.revisions = options.revisions ?? 50
+    this.editorial = new Editorial(this.store, this.revisions, {
+      model: collection => this.model(collection),
+      locked: async (scope, collection, slug, task) => await this.entryLocks.run(entryKey(scope, collection, slug), task),
+      newData: (model, data) => this.newData(model, data),
+      checkUpdate: async (previous, write) => await this.checkUpdate(previous, write),
+      commitUpdate: async (previous, write, clearDraft) => await this.commitUpdate(previous, write, clearDraft),
+      insert: async write => await this.insert(write),
+      storedInput: write => this.storedInput(write),
+      view: (model, entry) => this.renderer.view(model, entry)
+    })
   }
 
   /** The collection's model; 404 for an unknown or reusable collection. */
@@ -134,19 +152,29 @@ export class ContentService {
     const input = bodyObject(body)
     const slug = bodySlug(input._slug) // rule 3
     const status = bodyStatus(input, 'published') // rule 4
-    let data = model.applyDefaults(dataOf(input)) // rule 5
-    data = model.normalize(data) // rule 6
-    checkValid(model.validate(data)) // rule 7
+    const data = this.newData(model, dataOf(input)) // rules 5–7
     return await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
-      const write: PendingWrite = { scope, collection, model, slug, status, data }
-      await this.expectNewAndUnique(write) // rule 8
-      await this.checkReferences(write) // rule 9
-      const { entry, seq } = await this.store.create(scope, collection, this.storedInput(write)) // rule 10
-      const change: EntryChange = { operation: 'create', scope, collection, model, slug, entry, previous: null, seq }
-      this.discardCachedResponses(change) // rule 10
-      this.references.updateIndex(change) // rule 11
-      return this.announce(change, entry) // rule 12
+      return await this.insert({ scope, collection, model, slug, status, data })
     })
+  }
+
+  /** Create rules 5–7: defaults and auto values, then normalization, then validation. */
+  private newData (model: CollectionModel, body: Data): Data {
+    const data = model.normalize(model.applyDefaults(body)) // rules 5–6
+    checkValid(model.validate(data)) // rule 7
+    return data
+  }
+
+  /** Create rules 8–12 of a validated entry; runs under the entry's lock. */
+  private async insert (write: PendingWrite): Promise<Written> {
+    const { scope, collection, model, slug } = write
+    await this.expectNewAndUnique(write) // rule 8
+    await this.checkReferences(write) // rule 9
+    const { entry, seq } = await this.store.create(scope, collection, this.storedInput(write)) // rule 10
+    const change: EntryChange = { operation: 'create', scope, collection, model, slug, entry, previous: null, seq }
+    this.discardCachedResponses(change) // rule 10
+    this.references.updateIndex(change) // rule 11
+    return this.announce(change, entry) // rule 12
   }
 
   /** PUT: update rules 2–8; the body replaces the entry's fields. */
@@ -186,15 +214,28 @@ export class ContentService {
   private async replace (
     scope: Scope, collection: string, model: CollectionModel, previous: StoredEntry, status: EntryStatus, body: Data
   ): Promise<Written> {
+    const write = await this.checkUpdate(previous, { scope, collection, model, slug: previous.slug, status, data: body })
+    return await this.commitUpdate(previous, write, false)
+  }
+
+  /** Update rules 5–6: the write as validated, `write.data` being the body (normalized). */
+  private async checkUpdate (previous: StoredEntry, write: PendingWrite): Promise<PendingWrite> {
+    const { model } = write
     // Readonly and auto fields the body leaves out keep their stored value (contract §4).
-    const data = keepStoredValues(body, previous.data, model.keptOnUpdate)
+    const data = keepStoredValues(write.data, previous.data, model.keptOnUpdate)
     // Rules 5–6: readonly changes and schema errors are reported together, one message each.
     checkValid([...model.readonlyViolations(previous.data, data), ...model.validate(data)])
-    const write: PendingWrite = { scope, collection, model, slug: previous.slug, status, data }
-    await this.expectUnique(write) // rule 6
-    await this.checkReferences(write) // rule 6
-    const { entry, seq } = await this.store.update(scope, collection, this.storedInput(write)) // rule 7
-    const change: EntryChange = { operation: 'update', scope, collection, model, slug: write.slug, entry, previous, seq }
+    const checked: PendingWrite = { ...write, data }
+    await this.expectUnique(checked) // rule 6
+    await this.checkReferences(checked) // rule 6
+    return checked
+  }
+
+  /** Update rules 7–8 of a validated write; `clearDraft` when it publishes the pending draft (contract §13). */
+  private async commitUpdate (previous: StoredEntry, write: PendingWrite, clearDraft: boolean): Promise<Written> {
+    const { scope, collection, model, slug } = write
+    const { entry, seq } = await this.store.update(scope, collection, { ...this.storedInput(write), ...(clearDraft ? { clearDraft } : {}) }) // rule 7
+    const change: EntryChange = { operation: 'update', scope, collection, model, slug, entry, previous, seq }
     this.discardCachedResponses(change) // rule 7
     this.references.updateIndex(change) // rule 7
     return this.announce(change, entry) // rule 8
@@ -214,6 +255,53 @@ export class ContentService {
       this.discardCachedResponses(change) // rule 4
       this.emit(contentEvent(change)) // rule 4
     })
+  }
+
+  // ---- the editorial workflow (contract §13: lib/content/editorial.ts) ----------------------
+
+  /** `GET .../versions`: the kept versions, newest first (`_page`, `_per_page`). */
+  async versions (scope: Scope, collection: string, slug: string, query: VersionQuery): Promise<VersionPage> {
+    return await this.editorial.versions(scope, collection, slug, query)
+  }
+
+  /** `GET .../versions/<n>`: the entry as it was at version `n` (its JSON body). */
+  async version (scope: Scope, collection: string, slug: string, n: number): Promise<string> {
+    return await this.editorial.version(scope, collection, slug, n)
+  }
+
+  /** `POST .../versions/<n>/restore`: an update with that version (a create when the entry was deleted since). */
+  async restore (scope: Scope, collection: string, slug: string, n: number): Promise<Written> {
+    return await this.editorial.restore(scope, collection, slug, n)
+  }
+
+  /** `PUT .../draft`: saves the pending draft of a published entry (its JSON body). */
+  async putDraft (scope: Scope, collection: string, slug: string, body: unknown): Promise<string> {
+    return await this.editorial.putDraft(scope, collection, slug, body)
+  }
+
+  /** `GET .../draft`: the pending draft as an entry (its JSON body). */
+  async getDraft (scope: Scope, collection: string, slug: string): Promise<string> {
+    return await this.editorial.getDraft(scope, collection, slug)
+  }
+
+  /** `DELETE .../draft`: discards the pending draft. */
+  async deleteDraft (scope: Scope, collection: string, slug: string): Promise<void> {
+    await this.editorial.deleteDraft(scope, collection, slug)
+  }
+
+  /** `POST .../draft/publish`: the pending draft becomes the live entry. */
+  async publishDraft (scope: Scope, collection: string, slug: string): Promise<Written> {
+    return await this.editorial.publishDraft(scope, collection, slug)
+  }
+
+  /** A scheduled publish: the pending draft applied, or a draft entry published; null when there is nothing to do. */
+  async publish (scope: Scope, collection: string, slug: string): Promise<Written | null> {
+    return await this.editorial.publish(scope, collection, slug)
+  }
+
+  /** A scheduled unpublish: a published entry made a draft; null when it is a draft already. */
+  async unpublish (scope: Scope, collection: string, slug: string): Promise<Written | null> {
+    return await this.editorial.unpublish(scope, collection, slug)
   }
 
   // ---- the steps of the write pipeline -----------------------------------------------------
@@ -248,11 +336,12 @@ export class ContentService {
 
   /**
    * What the store is handed (create rule 10, update rule 7): absolute asset URLs made relative,
-   * fields in schema order, and the unique fields the store decides in the write.
+   * fields in schema order, the unique fields the store decides in the write, and how many
+   * versions it keeps (contract §13: every create, update, patch, restore and draft publish).
    */
   private storedInput (write: PendingWrite): EntryInput {
     const data = orderFields(write.model.schema.fields, this.references.relativeAssetUrls(write.scope, write.data))
-    return { slug: write.slug, status: write.status, data, unique: write.model.uniqueFields }
+    return { slug: write.slug, status: write.status, data, unique: write.model.uniqueFields, keepVersions: this.revisions }
   }
 
   /** Create rule 10, update rule 7, delete rule 4: the collection's cached responses go. */

@@ -40,6 +40,18 @@ export interface FinishOptions extends HeaderOptions {
 export const LIST_PATH = '/api/content/{collection}'
 export const ENTRY_PATH = '/api/content/{collection}/{slug}'
 
+/** What a concrete operation's 200 and 201 answers are: the collection's entries, one of its versions, or the generic answer. */
+type Answer = 'entry' | 'version' | 'generic'
+
+/** The editorial paths below ENTRY_PATH (contract §13) each collection has too, with what they answer. */
+const EDITORIAL_PATHS: ReadonlyArray<readonly [suffix: string, answer: Answer]> = [
+  ['/versions', 'generic'],
+  ['/versions/{n}', 'version'],
+  ['/versions/{n}/restore', 'entry'],
+  ['/draft', 'entry'],
+  ['/draft/publish', 'entry']
+]
+
 /** Error `code`s as an enum (from lib/errors.ts), HEAD without bodies, headers, security schemes. */
 export function finishDocument (doc: OpenApiDocument, options: FinishOptions): OpenApiDocument {
   const errorReply = doc.components.schemas?.ErrorReply as { properties?: Record<string, JsonSchema> } | undefined
@@ -92,7 +104,7 @@ function stripBodies (operation: Operation): void {
 const BODY_SHAPES: Readonly<Record<string, Shape>> = { post: 'create', put: 'update', patch: 'patch' }
 
 /** A generic content operation made concrete for `collection`. */
-function concreteOperation (generic: Operation, method: string, path: string, collection: string): Operation {
+function concreteOperation (generic: Operation, method: string, path: string, collection: string, answer: Answer): Operation {
   const op = structuredClone(generic)
   op.operationId = operationId(method, path)
   op.summary = `${generic.summary ?? method} (${collection})`
@@ -103,10 +115,10 @@ function concreteOperation (generic: Operation, method: string, path: string, co
     for (const media of Object.values(op.requestBody.content)) media.schema = ref(componentName(collection, shape))
   }
   for (const [status, response] of Object.entries(op.responses ?? {})) {
-    if (status !== '200' && status !== '201') continue
+    if ((status !== '200' && status !== '201') || answer === 'generic') continue
     const media = response.content?.['application/json']
     if (media === undefined) continue
-    const entry = ref(componentName(collection, 'entry'))
+    const entry = ref(answer === 'version' ? versionComponentName(collection) : componentName(collection, 'entry'))
     const properties = media.schema.properties as JsonSchema | undefined
     media.schema = properties?.items !== undefined
       ? { ...media.schema, properties: { ...properties, items: { type: 'array', items: entry } } }
@@ -115,10 +127,27 @@ function concreteOperation (generic: Operation, method: string, path: string, co
   return op
 }
 
-function concretePath (generic: Record<string, Operation> | undefined, path: string, collection: string): Record<string, Operation> {
+function concretePath (generic: Record<string, Operation> | undefined, path: string, collection: string, answer: Answer = 'entry'): Record<string, Operation> {
   const out: Record<string, Operation> = {}
-  for (const [method, op] of Object.entries(generic ?? {})) out[method] = concreteOperation(op, method, path, collection)
+  for (const [method, op] of Object.entries(generic ?? {})) out[method] = concreteOperation(op, method, path, collection, answer)
   return out
+}
+
+const versionComponentName = (collection: string): string => `${collection}.Version`
+
+/**
+ * An entry of the collection as it was at a version: its fields typed as now, but neither
+ * required nor closed, since a version may predate the current schema; and `_version`.
+ */
+function versionComponent (entry: JsonSchema, label: string): JsonSchema {
+  const properties = { ...entry.properties as JsonSchema, _version: { type: 'integer', minimum: 1, description: 'The version shown' } }
+  return {
+    type: 'object',
+    properties,
+    required: ['_slug', '_status', '_created_at', '_updated_at', '_version'],
+    additionalProperties: true,
+    description: `An entry of '${label}' as it was at a version (\`_updated_at\`: when the version was written)`
+  }
 }
 
 /** Operation ids stay unique whatever the collection names (a suffix where two would meet). */
@@ -147,12 +176,21 @@ export function withCollections (doc: OpenApiDocument, schemas: readonly Resolve
       const entry = `${list}/{slug}`
       paths[list] = concretePath(doc.paths[LIST_PATH], list, name)
       paths[entry] = concretePath(doc.paths[ENTRY_PATH], entry, name)
+      for (const [suffix, answer] of EDITORIAL_PATHS) {
+        const generic = doc.paths[`${ENTRY_PATH}${suffix}`]
+        if (generic !== undefined) paths[`${entry}${suffix}`] = concretePath(generic, `${entry}${suffix}`, name, answer)
+      }
     }
   }
   uniqueOperationIds(paths)
+  const components = collectionComponents(schemas)
+  for (const schema of schemas) {
+    const entry = components[componentName(schema.name, 'entry')]
+    if (entry !== undefined) components[versionComponentName(schema.name)] = versionComponent(entry, schema.label ?? schema.name)
+  }
   return {
     ...doc,
     paths,
-    components: { ...doc.components, schemas: { ...doc.components.schemas, ...collectionComponents(schemas) } }
+    components: { ...doc.components, schemas: { ...doc.components.schemas, ...components } }
   }
 }

@@ -17,6 +17,8 @@ export interface SeedOptions {
   store: Pick<ContentStore, 'create' | 'ensureCollection'>
   scope: Scope
   log: SeedLogger
+  /** CMS_REVISIONS: a sample is created as any entry is, with its first version (0: none). */
+  keepVersions?: number
 }
 
 /** Collections ordered so that the ones referenced come before the ones referencing them. */
@@ -42,7 +44,7 @@ export function referencedFirst (models: ReadonlyMap<string, CollectionModel>): 
  * entry that already exists (a store kept from an earlier install) is left alone and logged.
  */
 export async function insertSamples (options: SeedOptions): Promise<number> {
-  const { samples, schemas, store, scope, log } = options
+  const { samples, schemas, store, scope, log, keepVersions = 0 } = options
   const models = new Map<string, CollectionModel>()
   for (const sample of samples) {
     const model = schemas.collection(sample.collection)
@@ -58,7 +60,7 @@ export async function insertSamples (options: SeedOptions): Promise<number> {
       const errors = model.validate(data)
       if (errors.length > 0) throw new Error(`sample entry ${collection}/${sample.slug} is not valid: ${errors.join('; ')}`)
       try {
-        await store.create(scope, collection, { slug: sample.slug, status: sample.status, data })
+        await store.create(scope, collection, { slug: sample.slug, status: sample.status, data, keepVersions })
         inserted++
       } catch (err) {
         if (!(err instanceof CmsError && err.code === 'CONFLICT')) throw err

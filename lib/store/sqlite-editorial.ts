@@ -13,7 +13,6 @@ import type { EntryVersion, ScheduleInput, ScheduleRecord, ScheduleStatus, Store
 
 export const EDITORIAL_DDL = `
   CREATE TABLE IF NOT EXISTS versions (
-    id INTEGER PRIMARY KEY,
     environment TEXT NOT NULL,
     collection TEXT NOT NULL,
     locale TEXT NOT NULL,
@@ -22,9 +21,9 @@ export const EDITORIAL_DDL = `
     status TEXT NOT NULL CHECK (status IN ('draft', 'published')),
     data TEXT NOT NULL,
     created_at TEXT NOT NULL,
-    entry_created_at TEXT NOT NULL
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS versions_key ON versions (environment, collection, locale, slug, version);
+    entry_created_at TEXT NOT NULL,
+    PRIMARY KEY (environment, collection, locale, slug, version)
+  ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS drafts (
     environment TEXT NOT NULL,
     collection TEXT NOT NULL,
@@ -61,7 +60,8 @@ export interface EntryKey {
   slug: string
 }
 
-const KEY = 'environment = ? AND collection = ? AND locale = ? AND slug = ?'
+/** The WHERE of one entry key (bound as keyParams gives it). */
+export const KEY_SQL = 'environment = ? AND collection = ? AND locale = ? AND slug = ?'
 const SCHEDULE_COLUMNS = 'id, environment, collection, locale, slug, action, at, created_at, status, error'
 /** Schedule ids: opaque and URL-safe (the caller's random UUIDs). */
 const SCHEDULE_ID_RE = /^[A-Za-z0-9_-]{1,128}$/
@@ -82,26 +82,26 @@ interface ScheduleRow {
   error: string | null
 }
 
-const keyParams = (key: EntryKey): string[] => [key.environment, key.collection, key.locale, key.slug]
+export const keyParams = (key: EntryKey): string[] => [key.environment, key.collection, key.locale, key.slug]
 
 function prepare (db: Database): Record<string, Statement> {
   const s = (sql: string): Statement => db.prepare(sql)
   return {
     // One statement: the number is decided from the key's rows in the same commit.
     addVersion: s(`INSERT INTO versions (environment, collection, locale, slug, version, status, data, created_at, entry_created_at)
-      SELECT ?, ?, ?, ?, coalesce(max(version), 0) + 1, ?, ?, ?, ? FROM versions WHERE ${KEY} RETURNING version`).pluck(),
-    pruneVersions: s(`DELETE FROM versions WHERE ${KEY} AND version <= ?`),
-    countVersions: s(`SELECT count(*) FROM versions WHERE ${KEY}`).pluck(),
-    listVersions: s(`SELECT version, status, created_at, entry_created_at FROM versions WHERE ${KEY} ORDER BY version DESC LIMIT ? OFFSET ?`),
-    nthVersion: s(`SELECT version FROM versions WHERE ${KEY} ORDER BY version DESC LIMIT 1 OFFSET ?`).pluck(),
-    getVersion: s(`SELECT version, status, data, created_at, entry_created_at FROM versions WHERE ${KEY} AND version = ?`),
-    entryStatus: s(`SELECT status FROM entries WHERE ${KEY}`).pluck(),
-    getDraft: s(`SELECT data, created_at, updated_at FROM drafts WHERE ${KEY}`),
+      SELECT ?, ?, ?, ?, coalesce(max(version), 0) + 1, ?, ?, ?, ? FROM versions WHERE ${KEY_SQL} RETURNING version`).pluck(),
+    pruneVersions: s(`DELETE FROM versions WHERE ${KEY_SQL} AND version <= ?`),
+    countVersions: s(`SELECT count(*) FROM versions WHERE ${KEY_SQL}`).pluck(),
+    listVersions: s(`SELECT version, status, created_at, entry_created_at FROM versions WHERE ${KEY_SQL} ORDER BY version DESC LIMIT ? OFFSET ?`),
+    nthVersion: s(`SELECT version FROM versions WHERE ${KEY_SQL} ORDER BY version DESC LIMIT 1 OFFSET ?`).pluck(),
+    getVersion: s(`SELECT version, status, data, created_at, entry_created_at FROM versions WHERE ${KEY_SQL} AND version = ?`),
+    entryStatus: s(`SELECT status FROM entries WHERE ${KEY_SQL}`).pluck(),
+    getDraft: s(`SELECT data, created_at, updated_at FROM drafts WHERE ${KEY_SQL}`),
     putDraft: s(`INSERT INTO drafts (environment, collection, locale, slug, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (environment, collection, locale, slug) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at
       RETURNING created_at, updated_at`),
-    deleteDraft: s(`DELETE FROM drafts WHERE ${KEY}`),
-    deleteEntrySchedules: s(`DELETE FROM schedules WHERE ${KEY}`),
+    deleteDraft: s(`DELETE FROM drafts WHERE ${KEY_SQL}`),
+    deleteEntrySchedules: s(`DELETE FROM schedules WHERE ${KEY_SQL}`),
     addSchedule: s(`INSERT INTO schedules (id, environment, collection, locale, slug, action, at, created_at, status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`),
     getSchedule: s(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = ?`),
@@ -157,9 +157,14 @@ export class EditorialTables {
 
   /** Stores a version of what the write stored, numbered after the key's highest, and drops those past `keep`. */
   keepVersion (key: EntryKey, status: EntryStatus, json: string, at: string, entryCreatedAt: string, keep: number): void {
-    const version = this.get('addVersion').get(...keyParams(key), status, json, at, entryCreatedAt, ...keyParams(key)) as number
+    const version = this.addVersion(key, status, json, at, entryCreatedAt)
     // Most writes of an entry with fewer than `keep` versions have nothing to drop.
     if (version > keep) this.get('pruneVersions').run(...keyParams(key), version - keep)
+  }
+
+  /** Stores a version numbered one above the key's highest (whatever is kept): its number. */
+  addVersion (key: EntryKey, status: EntryStatus, json: string, at: string, entryCreatedAt: string): number {
+    return this.get('addVersion').get(...keyParams(key), status, json, at, entryCreatedAt, ...keyParams(key)) as number
   }
 
   /** The write published the draft (EntryInput.clearDraft). */

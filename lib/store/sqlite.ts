@@ -43,6 +43,8 @@ import { setAsideUnreadable } from './sqlite-set-aside.js'
 import { analyze, registerFunctions } from './sqlite-connection.js'
 import { buildIndexes } from './sqlite-index-build.js'
 import { EDITORIAL_DDL, EditorialTables, type EntryKey } from './sqlite-editorial.js'
+import { applyLayout } from './sqlite-layout.js'
+import { layoutOf, type Layout } from './layout.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { FieldRef, KeysetPosition, ListQuery, SortKey } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
@@ -146,6 +148,8 @@ export class SqliteStore implements ContentStore {
   private readonly log: StoreLogger
   private readonly now: () => string
   private readonly changeLogOptions: ChangeLogOptions
+  /** Where unlabelled content lives under the settings (§14): the store moves its content there at open. */
+  private readonly layout: Layout
   /** Made at open (it needs the database). */
   private changeLog: SqliteChangeLog | null = null
   /** The editorial tables' statements (sqlite-editorial.ts), made at open. */
@@ -192,6 +196,7 @@ export class SqliteStore implements ContentStore {
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
     this.changeLogOptions = storeChangeLogOptions(options)
+    this.layout = layoutOf(options)
     // With 0 bytes (a `lectern` command, which reads each entry once) nothing fits: every entry
     // is larger than a one-byte bound, and lru-cache does not keep what exceeds it.
     const maxSize = Math.max(1, options.entryCacheBytes ?? DEFAULT_ENTRY_CACHE_BYTES)
@@ -221,6 +226,7 @@ export class SqliteStore implements ContentStore {
     mkdirSync(path.dirname(this.file), { recursive: true })
     const db = new Database(this.file)
     let changeLog: SqliteChangeLog
+    let tables: EditorialTables
     try {
       db.pragma('journal_mode = WAL')
       // FULL: each COMMIT is on disk before it returns, so a resolved write survives a power cut.
@@ -236,6 +242,9 @@ export class SqliteStore implements ContentStore {
       // With the log open, so each row set aside gets its tombstone in the same transaction.
       const at = this.now()
       setAsideUnreadable(db, this.log, at, key => changeLog.record(entryChange({ ...key, locale: key.locale === '' ? null : key.locale }, null, at)))
+      tables = new EditorialTables(db)
+      // Before anything reads; the log's records in memory catch up with its records at the next read.
+      applyLayout({ db, tables, record: change => changeLog.record(change), at, log: this.log }, this.layout)
       this.refreshSearch(db)
     } catch (err) {
       db.close()
@@ -243,8 +252,8 @@ export class SqliteStore implements ContentStore {
     }
     this.db = db
     this.changeLog = changeLog
-    this.tables = new EditorialTables(db)
-    this.writeBatch = this.batchTransaction(db, changeLog, this.tables)
+    this.tables = tables
+    this.writeBatch = this.batchTransaction(db, changeLog, tables)
     for (const name of db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries' AND name LIKE 'ix:%'").pluck().all() as string[]) {
       const collection = name.split(':')[1] as string
       const set = this.indexes.get(collection) ?? new Set()
@@ -893,13 +902,6 @@ export class SqliteStore implements ContentStore {
       checkUniqueHolders(op.unique.map(([path, value]) => [path, this.holder(op.scope.environment, op.collection, op.locale, path, value, op.slug)]))
     }
 
-    // In the write's savepoint, after its row: its version and the publish of its draft (types/editorial.ts).
-    const editorial = (op: EntryWrite, entryCreatedAt: string): void => {
-      const key = { environment: op.scope.environment, collection: op.collection, locale: op.locale, slug: op.slug }
-      if (op.keepVersions > 0) tables.keepVersion(key, op.status, op.json, op.at, entryCreatedAt, op.keepVersions)
-      if (op.clearDraft) tables.clearDraft(key)
-    }
-
     // In the write's savepoint, after its row: a rollback takes the record with it.
     const record = (op: EntryWrite | DeleteOperation, status: EntryStatus | null): number => {
       const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
@@ -925,7 +927,7 @@ export class SqliteStore implements ContentStore {
             throw err
           }
           setSearch.run(id, op.search)
-          editorial(op, op.at)
+          writeEditorial(tables, op, op.at)
           return { seq: record(op, op.status) }
         }
         case 'update': {
@@ -935,7 +937,7 @@ export class SqliteStore implements ContentStore {
           checkUnique(op)
           p.rowId = row.id
           setSearch.run(row.id, op.search)
-          editorial(op, row.created_at)
+          writeEditorial(tables, op, row.created_at)
           return { createdAt: row.created_at, seq: record(op, op.status) }
         }
         case 'delete': {
@@ -964,6 +966,13 @@ export class SqliteStore implements ContentStore {
     // under it, whoever else has the database open.
     return batch => { transaction.immediate(batch) }
   }
+}
+
+/** In an entry write's savepoint, after its row: its version and the publish of its draft (types/editorial.ts). */
+function writeEditorial (tables: EditorialTables, op: EntryWrite, entryCreatedAt: string): void {
+  const key = { environment: op.scope.environment, collection: op.collection, locale: op.locale, slug: op.slug }
+  if (op.keepVersions > 0) tables.keepVersion(key, op.status, op.json, op.at, entryCreatedAt, op.keepVersions)
+  if (op.clearDraft) tables.clearDraft(key)
 }
 
 /** The expression indexes a collection's schema asks for: name → CREATE INDEX statement (SqliteStore.prepareCollection). */

@@ -124,6 +124,72 @@ function writes (): Call[] {
   ]
 }
 
+/** Versions, restore and drafts (contract §13) of 'first', which writes() created, replaced and patched. */
+function editorial (): Call[] {
+  const versions = '/api/content/article/first/versions'
+  const draft = '/api/content/article/first/draft'
+  const refused = (headers: Record<string, string>, raw: string, status: number): Call => ({ method: 'PUT', url: draft, key: EDITOR_KEY, headers, raw, status, direct: true })
+  return [
+    { method: 'GET', url: versions, key: VIEWER_KEY, status: 200 },
+    { method: 'HEAD', url: versions, key: VIEWER_KEY, status: 200 },
+    { method: 'GET', url: versions, key: BAD_KEY, status: 401 },
+    { method: 'GET', url: '/api/content/article/missing/versions', key: VIEWER_KEY, status: 404 },
+    { method: 'GET', url: '/api/content/nope/x/versions', key: VIEWER_KEY, status: 404 },
+    { method: 'HEAD', url: '/api/content/nope/x/versions', key: VIEWER_KEY, status: 404 },
+    { method: 'GET', url: `${versions}/1`, key: VIEWER_KEY, status: 200 },
+    { method: 'HEAD', url: `${versions}/1`, key: VIEWER_KEY, status: 200 },
+    { method: 'GET', url: `${versions}/1`, key: BAD_KEY, status: 401 },
+    { method: 'GET', url: `${versions}/99`, key: VIEWER_KEY, status: 404 },
+    { method: 'GET', url: '/api/content/nope/x/versions/1', key: VIEWER_KEY, status: 404 },
+    { method: 'HEAD', url: '/api/content/nope/x/versions/1', key: VIEWER_KEY, status: 404 },
+    { method: 'POST', url: `${versions}/1/restore`, key: EDITOR_KEY, status: 200 },
+    { method: 'POST', url: `${versions}/1/restore`, key: BAD_KEY, status: 401 },
+    { method: 'POST', url: `${versions}/1/restore`, key: VIEWER_KEY, status: 403 },
+    { method: 'POST', url: `${versions}/99/restore`, key: EDITOR_KEY, status: 404 },
+    { method: 'POST', url: '/api/content/nope/x/versions/1/restore', key: EDITOR_KEY, status: 404 },
+    // A version whose readonly `code` differs from the re-created entry's: 422.
+    json('POST', '/api/content/article', { _slug: 'fourth', title: 'Fourth', kind: 'news', code: 'A' }, 201),
+    { method: 'DELETE', url: '/api/content/article/fourth', key: EDITOR_KEY, status: 204 },
+    json('POST', '/api/content/article', { _slug: 'fourth', title: 'Fourth', kind: 'news', code: 'B' }, 201),
+    { method: 'POST', url: '/api/content/article/fourth/versions/1/restore', key: EDITOR_KEY, status: 422 },
+    { method: 'DELETE', url: '/api/content/article/fourth', key: EDITOR_KEY, status: 204 },
+
+    json('POST', '/api/content/person', { _slug: 'cy', name: 'Cy' }, 201),
+    json('PUT', draft, { ...ARTICLE, title: 'First, next', author: 'cy' }, 200),
+    json('PUT', draft, ARTICLE, 401, BAD_KEY),
+    json('PUT', draft, ARTICLE, 403, VIEWER_KEY),
+    json('PUT', draft, { ...ARTICLE, code: 'changed' }, 422),
+    json('PUT', '/api/content/article/missing/draft', ARTICLE, 404),
+    json('PUT', '/api/content/nope/x/draft', { a: 1 }, 404),
+    json('POST', '/api/content/article', { _slug: 'drafty', title: 'Drafty', kind: 'news', _status: 'draft' }, 201),
+    json('PUT', '/api/content/article/drafty/draft', { title: 'D', kind: 'news' }, 409),
+    refused({ 'content-type': 'text/plain' }, 'hello', 415),
+    refused({ 'content-type': 'application/json' }, JSON.stringify({ title: 'x'.repeat(1_100_000), kind: 'news' }), 413),
+    { method: 'GET', url: draft, key: VIEWER_KEY, status: 200 },
+    { method: 'HEAD', url: draft, key: VIEWER_KEY, status: 200 },
+    { method: 'GET', url: draft, key: BAD_KEY, status: 401 },
+    { method: 'GET', url: '/api/content/article/drafty/draft', key: VIEWER_KEY, status: 404 },
+    { method: 'GET', url: '/api/content/nope/x/draft', key: VIEWER_KEY, status: 404 },
+    { method: 'HEAD', url: '/api/content/nope/x/draft', key: VIEWER_KEY, status: 404 },
+    // The person the draft names is deleted: its publish is a 422, and the draft stays.
+    { method: 'DELETE', url: '/api/content/person/cy', key: EDITOR_KEY, status: 204 },
+    { method: 'POST', url: `${draft}/publish`, key: EDITOR_KEY, status: 422 },
+    { method: 'POST', url: `${draft}/publish`, key: BAD_KEY, status: 401 },
+    { method: 'POST', url: `${draft}/publish`, key: VIEWER_KEY, status: 403 },
+    json('PUT', draft, { ...ARTICLE, title: 'First, next' }, 200),
+    { method: 'POST', url: `${draft}/publish`, key: EDITOR_KEY, status: 200 },
+    { method: 'POST', url: `${draft}/publish`, key: EDITOR_KEY, status: 404 },
+    { method: 'POST', url: '/api/content/nope/x/draft/publish', key: EDITOR_KEY, status: 404 },
+    json('PUT', draft, ARTICLE, 200),
+    { method: 'DELETE', url: draft, key: BAD_KEY, status: 401 },
+    { method: 'DELETE', url: draft, key: VIEWER_KEY, status: 403 },
+    { method: 'DELETE', url: draft, key: EDITOR_KEY, status: 204 },
+    { method: 'DELETE', url: draft, key: EDITOR_KEY, status: 404 },
+    { method: 'DELETE', url: '/api/content/nope/x/draft', key: EDITOR_KEY, status: 404 },
+    { method: 'DELETE', url: '/api/content/article/drafty', key: EDITOR_KEY, status: 204 }
+  ]
+}
+
 function reads (): Call[] {
   return [
     { method: 'GET', url: '/api/content/article', status: 200, saveEtag: 'list' },
@@ -245,5 +311,5 @@ function refusedBodies (): Call[] {
 
 /** The whole script, in order (later calls read what earlier ones wrote). */
 export function trafficScript (png: Uint8Array): Call[] {
-  return [...discovery(), ...schemas(), ...writes(), ...reads(), ...assets(png), ...webhooks(), ...sync(), ...refusedBodies()]
+  return [...discovery(), ...schemas(), ...writes(), ...editorial(), ...reads(), ...assets(png), ...webhooks(), ...sync(), ...refusedBodies()]
 }

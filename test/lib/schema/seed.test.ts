@@ -60,8 +60,9 @@ t.test('the example samples go in through the model, referenced collections firs
   const samples = await readSampleEntries(examplesDir())
   const store = new FakeStore()
   const scope = { locale: 'en', environment: 'default' }
-  const inserted = await insertSamples({ samples, schemas: registry, store, scope, log: quiet })
+  const inserted = await insertSamples({ samples, schemas: registry, store, scope, log: quiet, keepVersions: 50 })
   t.equal(inserted, samples.length)
+  t.ok(store.created.every(c => c.input.keepVersions === 50), 'each sample keeps its first version (CMS_REVISIONS)')
   const order = store.created.map(c => c.collection)
   t.ok(order.lastIndexOf('author') < order.indexOf('post'), 'authors before posts')
   t.ok(order.lastIndexOf('category') < order.indexOf('post'), 'categories before posts')

@@ -1,14 +1,16 @@
 // One suite, every store (test/fixtures/stores.ts): the editorial rules of types/editorial.ts
 // (contract §13): versions written by the entry writes themselves, pending drafts, schedules and
 // their claims, and how the entry writes (clearDraft, delete) meet them.
+import { spawn } from 'node:child_process'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { CmsError } from '../../../lib/errors.js'
-import type { StoreOptions } from '../../../lib/store/index.js'
+import { createStore, type StoreOptions } from '../../../lib/store/index.js'
 import type { ScheduleInput } from '../../../types/editorial.js'
 import type { Scope } from '../../../types/scope.js'
 import type { ContentStore, EntryInput } from '../../../types/store.js'
-import { tempDir } from '../../helper.js'
+import { ROOT, TS_CHILD_ARGS, TS_CHILD_ENV, sourceUrl, tempDir } from '../../helper.js'
+import { postgresUrl } from '../../fixtures/postgres.js'
 import { storeFactories } from '../../fixtures/stores.js'
 
 const scope: Scope = { environment: 'default', locale: null }
@@ -28,6 +30,63 @@ async function rejectsWith (t: Test, promise: Promise<unknown>, code: string, wh
   } catch (err) {
     t.ok(err instanceof CmsError && err.code === code, `${what}: ${code}`, { err })
   }
+}
+
+/**
+ * The kill -9 test's child: writers that each take entries through every editorial step, printing
+ * `<step> <slug>` once the step's promise resolved (what was acknowledged), until it is killed.
+ */
+function crashScript (kind: string, options: StoreOptions): string {
+  return `const { createStore } = await import(${JSON.stringify(sourceUrl('lib', 'store', 'index.ts'))})
+const store = createStore(${JSON.stringify(kind)}, ${JSON.stringify(options)})
+await store.open()
+const scope = { environment: 'default', locale: null }
+const ack = (step, slug) => { process.stdout.write(step + ' ' + slug + '\\n') }
+const writer = async w => {
+  for (let n = 0; ; n++) {
+    const slug = 'w' + w + '-' + n
+    const write = (data, extra = {}) => ({ slug, status: 'published', data, keepVersions: 5, ...extra })
+    await store.create(scope, 'posts', write({ n }))
+    ack('entry', slug)
+    await store.update(scope, 'posts', write({ n, v: 2 }))
+    ack('version', slug)
+    await store.putDraft(scope, 'posts', slug, { draft: n })
+    ack('draft', slug)
+    await store.addSchedule({ id: slug, scope, collection: 'posts', slug, action: 'unpublish', at: '2030-01-01T00:00:00.000Z' })
+    ack('schedule', slug)
+    await store.update(scope, 'posts', write({ n, v: 3 }, { clearDraft: true }))
+    ack('published', slug)
+    for (const claimed of await store.claimSchedules('w' + w, '2031-01-01T00:00:00.000Z', 3600000, 1)) {
+      if (await store.finishSchedule(claimed.id, 'w' + w, 'failed ' + claimed.id)) ack('failed', claimed.id)
+    }
+  }
+}
+for (let w = 0; w < 6; w++) writer(w)
+`
+}
+
+/** Runs the crash child until it has acknowledged `acks` steps, kills it (-9), and returns the acknowledged steps per slug. */
+async function crashAfter (t: Test, kind: string, options: StoreOptions, acks: number): Promise<Map<string, Set<string>>> {
+  const child = spawn(process.execPath, [...TS_CHILD_ARGS, '--input-type=module', '--eval', crashScript(kind, options)],
+    { cwd: ROOT, env: TS_CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  let stdout = ''
+  let stderr = ''
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+  const closed = new Promise<string | null>(resolve => child.once('close', (_code, signal) => { resolve(signal) }))
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString()
+    if (child.signalCode === null && stdout.split('\n').length > acks) child.kill('SIGKILL')
+  })
+  const signal = await closed
+  if (signal !== 'SIGKILL') throw new Error(`the writer ended by itself (${String(signal)}): ${stderr}`)
+  const steps = new Map<string, Set<string>>()
+  // Every whole line was acknowledged; a line cut by the kill was not.
+  for (const line of stdout.split('\n').slice(0, -1)) {
+    const [step, slug] = line.split(' ') as [string, string]
+    steps.set(slug, (steps.get(slug) ?? new Set()).add(step))
+  }
+  return steps
 }
 
 /** A clock that moves one second per call: every write and record gets its own time. */
@@ -286,6 +345,31 @@ for (const factory of storeFactories) {
       t.same((await second.claimSchedules('two', at(75), 60_000, 10)).map(s => s.id), ['s1', 's3'])
       await second.update(scope, 'posts', input('p', { title: 'v3' }, { keepVersions: 5 }))
       t.same((await second.versions(scope, 'posts', 'p', 5, 0, 5)).items.map(v => v.version), [3, 2, 1])
+    })
+
+    t.test('kill -9: every acknowledged version, draft, schedule and claim is there', async t => {
+      const options: StoreOptions = { dataDir: path.join(tempDir(t), 'data') }
+      // The PostgreSQL store's schema, made here so that the child and this process share it.
+      if (factory.name === 'postgres') options.databaseUrl = await postgresUrl(t)
+      const steps = await crashAfter(t, factory.name, options, 150)
+      const store = createStore(factory.name as ContentStore['kind'], options)
+      await store.open()
+      t.teardown(() => store.close())
+      const problems: string[] = []
+      const expect = (ok: boolean, what: string): void => { if (!ok) problems.push(what) }
+      for (const [slug, done] of steps) {
+        if (done.has('entry')) expect(await store.get(scope, 'posts', slug) !== undefined, `${slug}: entry`)
+        const versions = (await store.versions(scope, 'posts', slug, 5, 0, 5)).items.map(v => v.version)
+        if (done.has('entry')) expect(versions.includes(1), `${slug}: version 1`)
+        if (done.has('version')) expect(versions.includes(2), `${slug}: version 2`)
+        const draft = await store.getDraft(scope, 'posts', slug)
+        if (done.has('draft') && !done.has('published')) expect(draft?.data.draft !== undefined, `${slug}: draft`)
+        if (done.has('published')) expect(draft === undefined && versions.includes(3), `${slug}: published, its draft gone`)
+        if (done.has('schedule')) expect(await store.getSchedule(slug) !== undefined, `${slug}: schedule`)
+        if (done.has('failed')) expect((await store.getSchedule(slug))?.error === `failed ${slug}`, `${slug}: failed schedule`)
+      }
+      t.ok(['published', 'failed'].every(step => [...steps.values()].some(s => s.has(step))), 'the child got through every step', { steps: steps.size })
+      t.same(problems, [], 'nothing acknowledged is missing')
     })
 
     if (factory.sharesData) {
