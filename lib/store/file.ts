@@ -640,7 +640,7 @@ export class FileStore implements ContentStore {
 
   async addSchedule (input: ScheduleInput): Promise<ScheduleRecord> {
     if (!this.opened) throw new Error('the file store is not open')
-    this.editorialFile(input.scope, input.collection, input.slug, draftFile)
+    assertStoredSlug(input.slug)
     if (this.existingBucket(input.scope, input.collection)?.effective(input.slug) === undefined) throw entryMissing(input.slug, input.collection)
     return await this.schedules.add(input, this.now())
   }
