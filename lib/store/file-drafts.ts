@@ -4,8 +4,8 @@
 // few: one per published entry being edited).
 //
 // A write that publishes the draft (EntryInput.clearDraft) first marks the file with the time the
-// entry is written at (`published_at`, in parallel with the change record's append), then writes
-// the entry, then removes the draft. A crash in between leaves a marked draft: at open, one whose
+// entry is written at (`published_at`, durably, in parallel with the change record's append),
+// then writes the entry, then removes the draft. A crash in between leaves a marked draft: at open, one whose
 // entry carries that time was published and is removed; one whose entry does not (the write never
 // landed) is pending still and loses the mark. A draft whose entry is gone (a delete a crash cut
 // short before removing it) is removed at open too.

@@ -729,11 +729,13 @@ export class FileStore implements ContentStore {
       await this.onEntryChain(bucket, slug, async () => {
         let version: number | null
         try {
-          // The version the entry file being replaced is goes into the versions file first, in
-          // parallel with the change record (file-versions.ts); the new file names its own.
+          // Durable before the entry file changes, in parallel with the change record: the version
+          // the file being replaced is (file-versions.ts; the new file names its own), and the mark
+          // of the draft it publishes (file-drafts.ts).
           const keep = rec === null ? 0 : options.keepVersions ?? 0
           const kept = this.versionFiles.beforeWrite(versionsFile(bucket.dir, slug), this.newestVersion(bucket, slug), keep)
-          version = (await Promise.all([kept, change.durable]))[0]
+          const marked = rec !== null && options.clearDraft === true ? this.drafts.markPublishing(draftFile(bucket.dir, slug), rec.entry.updatedAt) : null
+          version = (await Promise.all([kept, change.durable, marked]))[0]
           late = await this.writeFiles(bucket, slug, rec, options, version)
         } catch (err) {
           this.changeLog.settle(change.seq, bucket.committed.get(slug)?.entry ?? null)
@@ -776,16 +778,14 @@ export class FileStore implements ContentStore {
   }
 
   /**
-   * The write's files: the draft it publishes marked, the entry file (naming `version`); once
-   * that is in place, the draft a publish or delete removes and a delete's schedules. Throws when
-   * the entry file was not written; returns an error of what failed after it (null: none).
+   * The write's files: the entry file (naming `version`); once that is in place, the draft a
+   * publish or delete removes and a delete's schedules. Throws when the entry file was not
+   * written; returns an error of what failed after it (null: none).
    */
   private async writeFiles (bucket: Bucket, slug: string, rec: Record_ | null, options: WriteOptions, version: number | null): Promise<unknown> {
-    const draft = draftFile(bucket.dir, slug)
-    const publishes = rec !== null && options.clearDraft === true
-    await Promise.all([publishes ? this.drafts.markPublishing(draft, rec.entry.updatedAt) : null, this.writeFile(bucket, slug, rec, version)])
+    await this.writeFile(bucket, slug, rec, version)
     try {
-      if (rec === null || publishes) await this.drafts.remove(draft)
+      if (rec === null || options.clearDraft === true) await this.drafts.remove(draftFile(bucket.dir, slug))
       if (rec === null) await this.schedules.deleteOf(scheduleKeyText(bucket.scope.environment, bucket.scope.locale, bucket.collection, slug))
     } catch (err) {
       return err
