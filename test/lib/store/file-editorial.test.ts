@@ -238,6 +238,8 @@ t.test('layout: a clash keeps the displaced entry as a version, and moves drafts
   t.same(versions.items.map(v => v.version), [6, 5, 4, 3, 2], 'the target\'s live versions, the displaced entry, then the moved ones renumbered')
   t.same((await second.version(scope, 'posts', 'a', 4, 50))?.data, { title: 'target' }, 'the displaced entry is version 4')
   t.same((await second.version(scope, 'posts', 'a', 6, 50))?.data, { title: 'moved 2' })
+  t.same((await second.version(scope, 'posts', 'a', 2, 50))?.data, { n: 2 }, 'the moved entry file names no version of the old numbering')
+  t.notOk('version' in (JSON.parse(readFileSync(path.join(target, 'a.json'), 'utf8')) as object))
   t.same((await second.getDraft(scope, 'posts', 'a'))?.data, { title: 'moved draft' }, 'the moved draft replaced the target\'s')
   t.same((await second.getSchedule('s1'))?.scope, scope)
   t.not(await second.contentFingerprint(), fingerprint, 'the fingerprint changed')
