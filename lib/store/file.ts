@@ -1,6 +1,8 @@
 // The file store (CMS_STORE=file): one pretty-printed JSON file per entry at
 // `<data>/content/<environment>/<collection>/<locale or _>/<slug>.json` holding
-// { status, created_at, updated_at, data } (the slug is the file name, never inside data).
+// { status, created_at, updated_at, version?, data } (the slug is the file name, never inside data;
+// `version`: the number of the version the write kept, file-versions.ts). Versions, drafts,
+// schedules and layout moves: file-paths.ts lists their files.
 //
 // Every entry is read once, at open, into an in-memory index; reads and lists never touch the
 // disk. Writes are atomic and durable (temp file, fsync, rename, folder fsync; done by worker
@@ -26,7 +28,7 @@
 import { constants } from 'node:fs'
 import { access, readdir, readFile, mkdir, unlink, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { CmsError } from '../errors.js'
+import { CmsError, conflict } from '../errors.js'
 import { compilePredicate, selectAfter, selectPage, sortCandidates, type Candidate } from '../query/memory.js'
 import { firstAfter } from '../query/keyset.js'
 import { instant, searchText, typedKey, valueAtPath, type Key } from '../query/values.js'
@@ -34,12 +36,18 @@ import {
   checkUniqueHolders, conditionsKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind, slugTaken, timestamps,
   silentLogger, uniqueValues, type StoreLogger, type StoreOptions
 } from './common.js'
-import { fsyncDir, isTempFile } from '../durable.js'
+import { isTempFile } from '../durable.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isScopeName, isSlug } from './names.js'
 import { entryChange, storeChangeLogOptions } from './changes/common.js'
 import { FileChangeLog } from './changes/file.js'
 import { FileWriter } from './writer.js'
 import { contentFingerprint } from './file-fingerprint.js'
+import { CONTENT_DIR, DRAFTS_DIR, ENTRY_EXT, NO_LOCALE_DIR, bucketDir, draftFile, makeDirs, versionsFile } from './file-paths.js'
+import { FileVersions, entryVersion, type VersionLine } from './file-versions.js'
+import { FileDrafts, type DraftRepairs } from './file-drafts.js'
+import { FileSchedules, scheduleKeyText } from './file-schedules.js'
+import { applyLayout, type LayoutOutcome } from './file-layout.js'
+import { layoutOf, type Layout } from './layout.js'
 import { MAX_STORED_DEPTH, valueDepthExceeds } from '../json-depth.js'
 import { TransientMap } from '../transient-map.js'
 import type { KeysetPosition, ListQuery, ValueKind } from '../../types/query.js'
@@ -47,12 +55,9 @@ import type { ResolvedSchema } from '../../types/schema.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../../types/scope.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
-import type { EntryVersion, ScheduleRecord, SchedulePage, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
-export const CONTENT_DIR = 'content'
-/** The folder of entries without a locale (locales off). Never a valid locale name. */
-export const NO_LOCALE_DIR = '_'
-const ENTRY_EXT = '.json'
+export { CONTENT_DIR, NO_LOCALE_DIR }
 /** Files read in parallel at open. */
 const READ_CONCURRENCY = 32
 /** Sorted orders kept per bucket (one per distinct `_sort`), until the next write to it. */
@@ -63,6 +68,9 @@ const MATCH_LISTS = 32
 const SORT_COST_MS = 0.001
 
 type Record_ = Candidate
+
+/** What a write stores besides the entry (EntryInput). */
+type WriteOptions = Pick<EntryInput, 'keepVersions' | 'clearDraft'>
 
 interface InFlight {
   seq: number
@@ -80,6 +88,8 @@ interface ValueIndex {
 /** The entries of one (environment, collection, locale). */
 class Bucket {
   readonly committed = new Map<string, Record_>()
+  /** The version each committed entry's file names (file-versions.ts: the newest version is the entry file). */
+  readonly versionOf = new Map<string, number>()
   readonly inFlight = new TransientMap<string, InFlight>()
   /** Per sort signature: the committed records in that order, or what answering without it cost (ms); cleared by every commit. */
   readonly sorted = new Map<string, { spent: number, records: Record_[] | null }>()
@@ -120,11 +130,13 @@ class Bucket {
     return this.committed.get(slug)
   }
 
-  commit (slug: string, rec: Record_ | null, revision: number): void {
+  commit (slug: string, rec: Record_ | null, revision: number, version: number | null): void {
     this.revision = revision
     const before = this.committed.get(slug)
     if (rec === null) this.committed.delete(slug)
     else this.committed.set(slug, rec)
+    if (rec === null || version === null) this.versionOf.delete(slug)
+    else this.versionOf.set(slug, version)
     for (const index of this.values.values()) {
       if (before !== undefined) removeFromIndex(index.map, typedKey(valueAtPath(before.entry.data, index.path), index.kind), slug)
       if (rec !== null) addToIndex(index.map, typedKey(valueAtPath(rec.entry.data, index.path), index.kind), slug)
@@ -154,28 +166,15 @@ function addToIndex (map: Map<Key, Set<string>>, key: Key, slug: string): void {
   slugs.add(slug)
 }
 
-/** mkdir -p `dir` under `root`, then fsync the parent of each folder it created. */
-async function makeDirs (root: string, dir: string): Promise<void> {
-  const created = await mkdir(dir, { recursive: true })
-  if (created === undefined) return
-  // `created` is the first folder made; every folder from there down to `dir` is new.
-  let current = dir
-  const parents: string[] = []
-  while (current.length >= created.length && current !== root) {
-    parents.push(path.dirname(current))
-    current = path.dirname(current)
-  }
-  for (const parent of parents) await fsyncDir(parent)
-}
-
 function record (slug: string, status: EntryStatus, data: Record<string, unknown>, createdAt: string, updatedAt: string): Record_ {
   return { entry: frozenEntry(slug, status, data, createdAt, updatedAt), search: searchText(data) }
 }
 
-/** The file's text: pretty-printed, system fields first, data last. */
-function fileText (rec: Record_): string {
+/** The file's text: pretty-printed, system fields first (the version it is, when it keeps one), data last. */
+function fileText (rec: Record_, version: number | null): string {
   const { entry } = rec
-  return JSON.stringify({ status: entry.status, created_at: entry.createdAt, updated_at: entry.updatedAt, data: entry.data }, null, 2) + '\n'
+  const doc = { status: entry.status, created_at: entry.createdAt, updated_at: entry.updatedAt, version: version ?? undefined, data: entry.data }
+  return JSON.stringify(doc, null, 2) + '\n'
 }
 
 export class FileStore implements ContentStore {
@@ -200,6 +199,14 @@ export class FileStore implements ContentStore {
   private openRevision = 0
   /** The last content fingerprint, with the revision it was taken at. */
   private fingerprint: { revision: number, text: string } | null = null
+  private readonly layout: Layout
+  private readonly versionFiles = new FileVersions({
+    append: async (dir, name, text, position) => { await this.writer.append(dir, name, text, position) },
+    write: async (dir, name, text) => { await this.writer.write(dir, name, text) }
+  })
+
+  private readonly drafts = new FileDrafts()
+  private readonly schedules: FileSchedules
 
   constructor (options: StoreOptions) {
     this.root = path.join(options.dataDir, CONTENT_DIR)
@@ -208,6 +215,8 @@ export class FileStore implements ContentStore {
     this.log = options.log ?? silentLogger
     this.now = timestamps(options)
     this.changeLog = new FileChangeLog({ dir: this.root, ...storeChangeLogOptions(options) })
+    this.layout = layoutOf(options)
+    this.schedules = new FileSchedules(this.root)
   }
 
   /**
@@ -239,7 +248,12 @@ export class FileStore implements ContentStore {
     this.buckets.clear()
     this.openRevision = ++this.lastRevision
     await mkdir(this.root, { recursive: true })
+    // Before anything is read: the content moves to the layout of the settings (contract §14).
+    const moved = await applyLayout(this.root, this.layout, this.log)
+    this.versionFiles.reset()
+    this.drafts.clear()
     const files: Array<{ bucket: Bucket, slug: string, file: string }> = []
+    const withDrafts: Bucket[] = []
     let removed = 0
     for (const environment of await this.subdirs(this.root)) {
       if (!isScopeName(environment)) { this.skip(path.join(this.root, environment), 'not a valid environment name'); continue }
@@ -256,6 +270,8 @@ export class FileStore implements ContentStore {
               // A write that a crash interrupted before its rename: the old file is intact.
               await unlink(path.join(bucket.dir, name)).catch(() => {})
               removed++
+            } else if (name === DRAFTS_DIR) {
+              withDrafts.push(bucket)
             } else if (name.endsWith(ENTRY_EXT) && isSlug(name.slice(0, -ENTRY_EXT.length))) {
               files.push({ bucket, slug: name.slice(0, -ENTRY_EXT.length), file: path.join(bucket.dir, name) })
             } else if (!name.startsWith('.')) {
@@ -270,20 +286,49 @@ export class FileStore implements ContentStore {
     const worker = async (): Promise<void> => {
       while (next < files.length) {
         const item = files[next++] as (typeof files)[number]
-        const rec = await this.readEntry(item.file, item.slug)
-        if (rec !== null) item.bucket.committed.set(item.slug, rec)
+        const read = await this.readEntry(item.file, item.slug)
+        if (read === null) continue
+        item.bucket.committed.set(item.slug, read.rec)
+        if (read.version !== undefined) item.bucket.versionOf.set(item.slug, read.version)
       }
     }
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker))
+    await this.openEditorial(withDrafts)
     // With every entry read: records for what a crash cut short, or what was written by hand.
     await this.changeLog.open()
     try {
+      await this.recordMoves(moved)
       await this.changeLog.reconcile(this.entries())
     } catch (err) {
       await this.changeLog.close()
       throw err
     }
     this.opened = true
+  }
+
+  /** Drafts and schedules, with what a crash left of a publish or a delete repaired (file-drafts.ts). */
+  private async openEditorial (withDrafts: readonly Bucket[]): Promise<void> {
+    const repairs: DraftRepairs = { removed: 0, restored: 0 }
+    for (const bucket of withDrafts) await this.drafts.load(bucket.dir, slug => bucket.committed.get(slug)?.entry, repairs)
+    const orphans = await this.schedules.load(r => this.existingBucket(r.scope, r.collection)?.committed.has(r.slug) === true)
+    if (repairs.removed + repairs.restored + orphans > 0) {
+      this.log.warn({ drafts: repairs.removed, restored: repairs.restored, schedules: orphans }, 'repaired drafts and schedules a crash left behind')
+    }
+  }
+
+  /** Each entry a layout move relabelled: a tombstone at its old key, then an upsert at its new one (contract §14). */
+  private async recordMoves (moved: LayoutOutcome): Promise<void> {
+    const durable: Array<Promise<void>> = []
+    for (const { from, to } of moved.moved) {
+      const entry = this.existingBucket(to, to.collection)?.committed.get(to.slug)?.entry
+      if (entry === undefined) continue
+      for (const change of [entryChange(from, null, this.now()), entryChange(to, entry, this.now())]) {
+        const begun = this.changeLog.begin(change)
+        this.changeLog.settle(begun.seq)
+        durable.push(begun.durable)
+      }
+    }
+    await Promise.all(durable)
   }
 
   async close (): Promise<void> {
@@ -308,8 +353,8 @@ export class FileStore implements ContentStore {
     this.log.warn({ file: path.relative(this.root, file), reason }, 'content file skipped')
   }
 
-  /** One entry file, or null (logged) when it cannot be used. */
-  private async readEntry (file: string, slug: string): Promise<Record_ | null> {
+  /** One entry file and the version it names, or null (logged) when it cannot be used. */
+  private async readEntry (file: string, slug: string): Promise<{ rec: Record_, version: number | undefined } | null> {
     let parsed: unknown
     try {
       parsed = JSON.parse(await readFile(file, 'utf8'))
@@ -354,7 +399,9 @@ export class FileStore implements ContentStore {
       this.skip(file, "'created_at' and 'updated_at' must be ISO 8601 date-times")
       return null
     }
-    return record(slug, status, data as Record<string, unknown>, createdAt, updatedAt)
+    // A version number it cannot be (written by hand) is no version.
+    const version = Number.isSafeInteger(doc.version) && (doc.version as number) > 0 ? doc.version as number : undefined
+    return { rec: record(slug, status, data as Record<string, unknown>, createdAt, updatedAt), version }
   }
 
   private bucketKey (scope: Scope, collection: string): string {
@@ -366,7 +413,7 @@ export class FileStore implements ContentStore {
     const key = this.bucketKey(scope, collection)
     let bucket = this.buckets.get(key)
     if (bucket === undefined) {
-      const dir = path.join(this.root, scope.environment, collection, scope.locale ?? NO_LOCALE_DIR)
+      const dir = bucketDir(this.root, scope, collection)
       bucket = new Bucket({ environment: scope.environment, locale: scope.locale }, collection, dir, this.root, this.openRevision)
       this.buckets.set(key, bucket)
     }
@@ -544,20 +591,83 @@ export class FileStore implements ContentStore {
     }
   }
 
-  // ---- editorial (types/editorial.ts): being built -----------------------------------------
+  // ---- editorial (types/editorial.ts) ---------------------------------------------------------
 
-  async versions (): Promise<{ items: VersionSummary[], total: number }> { throw new Error('not built yet') }
-  async version (): Promise<EntryVersion | undefined> { throw new Error('not built yet') }
-  async getDraft (): Promise<StoredDraft | undefined> { throw new Error('not built yet') }
-  async putDraft (): Promise<StoredDraft> { throw new Error('not built yet') }
-  async deleteDraft (): Promise<boolean> { throw new Error('not built yet') }
-  async addSchedule (): Promise<ScheduleRecord> { throw new Error('not built yet') }
-  async getSchedule (): Promise<ScheduleRecord | undefined> { throw new Error('not built yet') }
-  async listSchedules (): Promise<SchedulePage> { throw new Error('not built yet') }
-  async deleteSchedule (): Promise<boolean> { throw new Error('not built yet') }
-  async claimSchedules (): Promise<ScheduleRecord[]> { throw new Error('not built yet') }
-  async finishSchedule (): Promise<boolean> { throw new Error('not built yet') }
-  async nextScheduleAt (): Promise<string | null> { throw new Error('not built yet') }
+  /** The file of an entry's versions or draft, its names checked (they become path segments). */
+  private editorialFile (scope: Scope, collection: string, slug: string, file: (dir: string, slug: string) => string): string {
+    checkBucket(scope, collection)
+    assertStoredSlug(slug)
+    return file(bucketDir(this.root, scope, collection), slug)
+  }
+
+  async versions (scope: Scope, collection: string, slug: string, keep: number, offset: number, limit: number): Promise<{ items: VersionSummary[], total: number }> {
+    const file = this.editorialFile(scope, collection, slug, versionsFile)
+    return await this.versionFiles.list(file, this.newestVersion(this.existingBucket(scope, collection), slug), keep, offset, limit)
+  }
+
+  async version (scope: Scope, collection: string, slug: string, n: number, keep: number): Promise<EntryVersion | undefined> {
+    const file = this.editorialFile(scope, collection, slug, versionsFile)
+    return await this.versionFiles.get(file, this.newestVersion(this.existingBucket(scope, collection), slug), n, keep)
+  }
+
+  /** The version the committed entry's file is, if it names one. */
+  private newestVersion (bucket: Bucket | undefined, slug: string): VersionLine | null {
+    const rec = bucket?.committed.get(slug)
+    return rec === undefined ? null : entryVersion(rec.entry, bucket?.versionOf.get(slug))
+  }
+
+  async getDraft (scope: Scope, collection: string, slug: string): Promise<StoredDraft | undefined> {
+    return this.drafts.get(this.editorialFile(scope, collection, slug, draftFile))
+  }
+
+  async putDraft (scope: Scope, collection: string, slug: string, data: Record<string, unknown>): Promise<StoredDraft> {
+    const file = this.editorialFile(scope, collection, slug, draftFile)
+    const bucket = this.existingBucket(scope, collection)
+    const current = bucket?.effective(slug)
+    // Decided as writes are: against the entry as the writes decided before this leave it.
+    if (bucket === undefined || current === undefined) throw entryMissing(slug, collection)
+    if (current.entry.status === 'draft') throw conflict(`Entry '${slug}' is a draft: edit it directly.`)
+    const stored = detach(data)
+    return await this.onEntryChain(bucket, slug, async () => await this.drafts.put(file, stored, this.now()))
+  }
+
+  async deleteDraft (scope: Scope, collection: string, slug: string): Promise<boolean> {
+    const file = this.editorialFile(scope, collection, slug, draftFile)
+    const bucket = this.existingBucket(scope, collection)
+    if (bucket === undefined) return false
+    return await this.onEntryChain(bucket, slug, async () => await this.drafts.remove(file))
+  }
+
+  async addSchedule (input: ScheduleInput): Promise<ScheduleRecord> {
+    if (!this.opened) throw new Error('the file store is not open')
+    assertStoredSlug(input.slug)
+    if (this.existingBucket(input.scope, input.collection)?.effective(input.slug) === undefined) throw entryMissing(input.slug, input.collection)
+    return await this.schedules.add(input, this.now())
+  }
+
+  async getSchedule (id: string): Promise<ScheduleRecord | undefined> {
+    return this.schedules.get(id)
+  }
+
+  async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
+    return this.schedules.list(status, environment, offset, limit)
+  }
+
+  async deleteSchedule (id: string): Promise<boolean> {
+    return await this.schedules.delete(id)
+  }
+
+  async claimSchedules (owner: string, now: string, leaseMs: number, limit: number): Promise<ScheduleRecord[]> {
+    return await this.schedules.claim(owner, now, leaseMs, limit)
+  }
+
+  async finishSchedule (id: string, owner: string, error: string | null): Promise<boolean> {
+    return await this.schedules.finish(id, owner, error)
+  }
+
+  async nextScheduleAt (): Promise<string | null> {
+    return this.schedules.nextAt()
+  }
 
   // ---- writes --------------------------------------------------------------------------------
 
@@ -570,7 +680,7 @@ export class FileStore implements ContentStore {
     if (bucket.effective(input.slug) !== undefined) throw slugTaken(input.slug, collection)
     const at = this.now()
     const rec = record(input.slug, input.status, detach(input.data), at, at)
-    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec) }
+    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec, input) }
   }
 
   async update (scope: Scope, collection: string, input: EntryInput): Promise<StoredWrite> {
@@ -579,7 +689,7 @@ export class FileStore implements ContentStore {
     if (current === undefined) throw entryMissing(input.slug, collection)
     this.checkUnique(bucket, input)
     const rec = record(input.slug, input.status, detach(input.data), current.entry.createdAt, this.now())
-    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec) }
+    return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec, input) }
   }
 
   async delete (scope: Scope, collection: string, slug: string): Promise<number | null> {
@@ -605,47 +715,86 @@ export class FileStore implements ContentStore {
 
   /**
    * Begins the write's change and registers the write as in flight (synchronously, before any
-   * await), writes the file once the change's record is durable and the entry's previous write
+   * await), writes the files once the change's record is durable and the entry's previous write
    * is over, then commits it to the index and settles the change. A failed write leaves the
    * index as the disk is, and settles its change as the entry is. Returns the change's seq.
    */
-  private async write (bucket: Bucket, slug: string, rec: Record_ | null): Promise<number> {
+  private async write (bucket: Bucket, slug: string, rec: Record_ | null, options: WriteOptions = {}): Promise<number> {
     const key = { environment: bucket.scope.environment, locale: bucket.scope.locale, collection: bucket.collection, slug }
     const change = this.changeLog.begin(entryChange(key, rec?.entry ?? null, this.now()))
     const seq = ++this.seq
     bucket.inFlight.set(slug, { seq, rec })
-    const chainKey = `${this.bucketKey(bucket.scope, bucket.collection)}\u0000${slug}`
-    const previous = this.chains.get(chainKey)
-    const disk = (async () => {
-      await change.durable
-      if (previous !== undefined) await previous
-      await this.writeFile(bucket, slug, rec)
-    })()
-    const tail = disk.then(() => {}, () => {})
-    this.chains.set(chainKey, tail)
-    this.writing.set(disk, true)
+    let late: unknown = null
     try {
-      try {
-        await disk
-      } catch (err) {
-        this.changeLog.settle(change.seq, bucket.committed.get(slug)?.entry ?? null)
-        throw err
-      }
-      bucket.commit(slug, rec, ++this.lastRevision)
-      this.changeLog.settle(change.seq)
+      await this.onEntryChain(bucket, slug, async () => {
+        let version: number | null
+        try {
+          // Durable before the entry file changes, in parallel with the change record: the version
+          // the file being replaced is (file-versions.ts; the new file names its own), and the mark
+          // of the draft it publishes (file-drafts.ts).
+          const keep = rec === null ? 0 : options.keepVersions ?? 0
+          const kept = this.versionFiles.beforeWrite(versionsFile(bucket.dir, slug), this.newestVersion(bucket, slug), keep)
+          const marked = rec !== null && options.clearDraft === true ? this.drafts.markPublishing(draftFile(bucket.dir, slug), rec.entry.updatedAt) : null
+          version = (await Promise.all([kept, change.durable, marked]))[0]
+          late = await this.writeFiles(bucket, slug, rec, options, version)
+        } catch (err) {
+          this.changeLog.settle(change.seq, bucket.committed.get(slug)?.entry ?? null)
+          throw err
+        }
+        bucket.commit(slug, rec, ++this.lastRevision, version)
+        this.changeLog.settle(change.seq)
+      })
       // As with SQLite, a write resolves once the log shows it: the changes with lower seqs,
       // finishing in any order, are over too.
       await change.readable
-      return change.seq
     } finally {
-      this.writing.delete(disk)
-      if (this.chains.get(chainKey) === tail) this.chains.delete(chainKey)
       if (bucket.inFlight.get(slug)?.seq === seq) bucket.inFlight.delete(slug)
+    }
+    // The entry is written, but not all that goes with it (a draft's removal, a delete's schedules): no success to answer.
+    if (late !== null) throw late
+    return change.seq
+  }
+
+  /**
+   * Runs `task` once the entry's previous disk work (writes, draft changes) is over, as the new
+   * tail of its chain, so one entry's files always end as its operations were decided.
+   */
+  private async onEntryChain<T> (bucket: Bucket, slug: string, task: () => Promise<T>): Promise<T> {
+    const chainKey = `${this.bucketKey(bucket.scope, bucket.collection)}\u0000${slug}`
+    const previous = this.chains.get(chainKey)
+    const run = (async () => {
+      if (previous !== undefined) await previous
+      return await task()
+    })()
+    const tail = run.then(() => {}, () => {})
+    this.chains.set(chainKey, tail)
+    this.writing.set(run, true)
+    try {
+      return await run
+    } finally {
+      this.writing.delete(run)
+      if (this.chains.get(chainKey) === tail) this.chains.delete(chainKey)
     }
   }
 
+  /**
+   * The write's files: the entry file (naming `version`); once that is in place, the draft a
+   * publish or delete removes and a delete's schedules. Throws when the entry file was not
+   * written; returns an error of what failed after it (null: none).
+   */
+  private async writeFiles (bucket: Bucket, slug: string, rec: Record_ | null, options: WriteOptions, version: number | null): Promise<unknown> {
+    await this.writeFile(bucket, slug, rec, version)
+    try {
+      if (rec === null || options.clearDraft === true) await this.drafts.remove(draftFile(bucket.dir, slug))
+      if (rec === null) await this.schedules.deleteOf(scheduleKeyText(bucket.scope.environment, bucket.scope.locale, bucket.collection, slug))
+    } catch (err) {
+      return err
+    }
+    return null
+  }
+
   /** The entry's file as `rec` says (atomic, durable), or its removal (null). */
-  private async writeFile (bucket: Bucket, slug: string, rec: Record_ | null): Promise<void> {
+  private async writeFile (bucket: Bucket, slug: string, rec: Record_ | null, version: number | null): Promise<void> {
     const name = slug + ENTRY_EXT
     if (rec === null) {
       await this.writer.remove(bucket.dir, name)
@@ -653,7 +802,7 @@ export class FileStore implements ContentStore {
     }
     await bucket.ensureDir()
     try {
-      await this.writer.write(bucket.dir, name, fileText(rec))
+      await this.writer.write(bucket.dir, name, fileText(rec, version))
     } catch (err) {
       if ((err as { code?: string }).code === 'ENOENT') bucket.forgetDir()
       throw err

@@ -7,8 +7,8 @@
 // back to back and the main thread pays one message each way.
 //
 // Each worker takes every job waiting for it at once, writes each file (temp file in the same
-// folder, write, fsync, rename), then fsyncs each folder it touched once for all of them and
-// answers. Jobs go to the worker with the fewest outstanding, so fsyncs run in parallel.
+// folder, write, fsync, rename) or appends to it (write at the given end, fdatasync: the file
+// store's versions), then fsyncs each folder it touched once for all of them and answers. Jobs go to the worker with the fewest outstanding, so fsyncs run in parallel.
 // Ordering between jobs is the caller's: the file store never has two jobs for one file out.
 import { Worker } from 'node:worker_threads'
 import { TransientMap } from '../transient-map.js'
@@ -50,6 +50,31 @@ function write (job) {
   return true
 }
 
+// Appends at the given position (what the caller knows to be the end of the whole lines) and
+// fdatasyncs; makes the file, and its folder, when missing. Returns the folders to sync.
+function append (job) {
+  const file = path.join(job.dir, job.name)
+  const dirs = []
+  let fd
+  try {
+    fd = fs.openSync(file, 'r+')
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err
+    if (fs.mkdirSync(job.dir, { recursive: true }) !== undefined) dirs.push(path.dirname(job.dir))
+    fd = fs.openSync(file, 'wx', 0o644)
+    dirs.push(job.dir)
+  }
+  try {
+    const bytes = Buffer.from(job.text, 'utf8')
+    let offset = 0
+    while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset, job.position + offset)
+    fs.fdatasyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  return dirs
+}
+
 function remove (job) {
   try {
     fs.unlinkSync(path.join(job.dir, job.name))
@@ -67,10 +92,10 @@ parentPort.on('message', first => {
   const touched = new Map()
   for (const job of jobs) {
     try {
-      const value = job.op === 'write' ? write(job) : remove(job)
-      const result = { id: job.id, value }
+      const value = job.op === 'write' ? write(job) : job.op === 'append' ? append(job) : remove(job)
+      const result = { id: job.id, value: value !== false }
       results.push(result)
-      if (value) (touched.get(job.dir) || touched.set(job.dir, []).get(job.dir)).push(result)
+      for (const dir of Array.isArray(value) ? value : value ? [job.dir] : []) (touched.get(dir) || touched.set(dir, []).get(dir)).push(result)
     } catch (err) {
       results.push({ id: job.id, error: { message: String(err.message), code: err.code } })
     }
@@ -88,10 +113,12 @@ parentPort.on('message', first => {
 
 interface Job {
   id: number
-  op: 'write' | 'remove'
+  op: 'write' | 'remove' | 'append'
   dir: string
   name: string
   text?: string
+  /** append: where the text goes (the end of the file's whole lines). */
+  position?: number
 }
 
 interface Result {
@@ -126,6 +153,14 @@ export class FileWriter {
   /** Writes `dir/name` atomically and durably (the folder must exist). */
   async write (dir: string, name: string, text: string): Promise<void> {
     await this.run({ id: 0, op: 'write', dir, name, text })
+  }
+
+  /**
+   * Writes `text` into `dir/name` at `position` and fdatasyncs it (the file and `dir` are made
+   * when missing, durably in their folders): an append after the file's whole lines.
+   */
+  async append (dir: string, name: string, text: string, position: number): Promise<void> {
+    await this.run({ id: 0, op: 'append', dir, name, text, position })
   }
 
   /** Removes `dir/name` durably; false when there was no such file. */

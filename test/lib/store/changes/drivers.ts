@@ -17,6 +17,8 @@ export interface LogOptions {
   log?: StoreLogger
   /** The file log only: bring it up to date with the file store's entries first, as the store does at every open. */
   reconcile?: boolean
+  /** With `reconcile`: the store's locales (the layout the content was written in: lib/store/layout.ts). */
+  locales?: readonly string[]
   /** The file log only: keys its tail holds before a rewrite (FileChangeLogOptions). */
   tailKeys?: number
 }
@@ -73,7 +75,7 @@ export async function openLog (kind: LogKind, dataDir: string, options: LogOptio
   if (options.reconcile === true) {
     // The store reconciles its log at open: open one on the data dir, then let go of it.
     const { createStore } = await import('../../../../lib/store/index.js')
-    const store = createStore('file', { dataDir, syncRetentionDays: logOptions.retentionDays, clock: logOptions.clock, log: logOptions.log })
+    const store = createStore('file', { dataDir, locales: options.locales, syncRetentionDays: logOptions.retentionDays, clock: logOptions.clock, log: logOptions.log })
     await store.open()
     await store.close()
   }
