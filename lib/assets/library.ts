@@ -417,6 +417,11 @@ export class AssetLibrary {
     this.located.delete(lockKey(environment, relative))
   }
 
+  /** Forgets everything `locate` remembers (another process's changes may have been missed). */
+  forgetAll (): void {
+    this.located.clear()
+  }
+
   /**
    * The real path of an environment's directory, resolved once: it is configuration, not
    * something a request can change (the files and folders inside are checked every time).
