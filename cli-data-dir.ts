@@ -2,15 +2,25 @@
 // to through inject, so that every command follows the API's rules on every store.
 import Fastify from 'fastify'
 import app from './app.js'
-import { loadConfig } from './lib/config.js'
+import { SCHEMA_TOPIC } from './lib/cluster/bus.js'
+import { loadConfig, type StoreKind } from './lib/config.js'
 import { createLogger, serverOptions } from './lib/server-options.js'
 import type { Transport } from './lib/cli/api.js'
+import type { OpenOptions } from './lib/cli/main.js'
 
 /** The settings of the server a data directory belongs to that shape what the API answers. */
 export const DATA_DIR_SETTINGS = ['CMS_LOCALES', 'CMS_ENVIRONMENTS', 'CMS_TYPES_DIR', 'CMS_ASSETS_DIR', 'CMS_PUBLIC_URL'] as const
+/** With CMS_STORE=postgres, where the data is (contract §12). */
+export const DATABASE_SETTINGS = ['CMS_DATABASE_URL', 'CMS_DATABASE_POOL'] as const
 
-export async function openDataDir (dataDir: string, store: 'sqlite' | 'file', env: Record<string, string | undefined> = {}): Promise<Transport> {
-  const settings = Object.fromEntries(DATA_DIR_SETTINGS.flatMap(name => env[name] === undefined ? [] : [[name, env[name]]]))
+/**
+ * The app on a data directory. With postgres it is one more process on the database, beside any
+ * running replicas: its writes are announced to them as theirs are, and schema files written
+ * into the shared types directory just before (`schemasWritten`) are announced once it is up.
+ */
+export async function openDataDir (dataDir: string, store: StoreKind, env: Record<string, string | undefined> = {}, options: OpenOptions = {}): Promise<Transport> {
+  const names = store === 'postgres' ? [...DATA_DIR_SETTINGS, ...DATABASE_SETTINGS] : DATA_DIR_SETTINGS
+  const settings = Object.fromEntries(names.flatMap(name => env[name] === undefined ? [] : [[name, env[name]]]))
   // Keys, webhooks and seeding off: the data dir's owner runs the command. Nothing kept for a
   // second request (no response cache, so no kept sync answers; no kept entry texts; no pooled
   // bodies; no parsed entries in SQLite's caches): a command reads each answer once. An export of
@@ -31,6 +41,7 @@ export async function openDataDir (dataDir: string, store: 'sqlite' | 'file', en
   const fastify = Fastify({ ...serverOptions(config), loggerInstance: createLogger(config) })
   await fastify.register(app, { config })
   await fastify.ready()
+  if (options.schemasWritten === true) await fastify.cluster.publish(SCHEMA_TOPIC, { event: 'schema.created' })
   return {
     async request (method, url, json) {
       // As a stream: light-my-request otherwise also decodes every body into a string, unused here.

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import type { StoreKind } from '../config.js'
 import { writeFileAtomic } from '../durable.js'
 import { Api, httpTransport, type Transport } from './api.js'
 import { exportAll } from './export.js'
@@ -18,10 +19,20 @@ export interface CliContext {
   stderr: ProgressStream
   version: string
   /** The store of a data directory when `--store` is not given (CMS_STORE). */
-  defaultStore: 'sqlite' | 'file'
-  /** Builds the app on a data directory, in this process (no listening). */
-  openDataDir: (dataDir: string, store: 'sqlite' | 'file') => Promise<Transport>
+  defaultStore: StoreKind
+  /**
+   * Builds the app on a data directory, in this process (no listening). `schemasWritten`: schema
+   * files were written into the types directory just before, which other processes sharing it
+   * (PostgreSQL's replicas) are then told to read again.
+   */
+  openDataDir: (dataDir: string, store: StoreKind, options?: OpenOptions) => Promise<Transport>
 }
+
+export interface OpenOptions {
+  schemasWritten?: boolean
+}
+
+const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'file', 'postgres']
 
 class UsageError extends Error {}
 
@@ -46,7 +57,9 @@ const TARGET_HELP = `  --server <url>      a running Lectern (e.g. http://localh
   --data-dir <dir>    or a data directory, opened in this process (not while a server runs on it with the file
                       store); CMS_LOCALES, CMS_ENVIRONMENTS, CMS_TYPES_DIR, CMS_ASSETS_DIR and CMS_PUBLIC_URL
                       are read from the environment, as the server reads them
-  --store <kind>      the data directory's store: sqlite or file (default: CMS_STORE, else sqlite)`
+  --store <kind>      the data directory's store: sqlite, file or postgres (default: CMS_STORE, else sqlite);
+                      postgres reads CMS_DATABASE_URL and CMS_DATABASE_POOL from the environment and
+                      works beside running replicas (CMS_TYPES_DIR and CMS_ASSETS_DIR: their shared ones)`
 
 export const HELP: Record<Command | 'main', string> = {
   main: `Usage: lectern <command> [options]
@@ -110,7 +123,7 @@ function parse (command: Command, args: string[]): { values: Values, positionals
 
 const str = (values: Values, name: string): string | undefined => typeof values[name] === 'string' ? values[name] : undefined
 
-async function openTarget (values: Values, ctx: CliContext): Promise<Transport> {
+async function openTarget (values: Values, ctx: CliContext, options: OpenOptions = {}): Promise<Transport> {
   const server = str(values, 'server')
   const dataDir = str(values, 'data-dir')
   if ((server === undefined) === (dataDir === undefined)) throw new UsageError('give one of --server <url> or --data-dir <dir>')
@@ -119,8 +132,8 @@ async function openTarget (values: Values, ctx: CliContext): Promise<Transport> 
     return httpTransport(server, str(values, 'key'))
   }
   const store = str(values, 'store') ?? ctx.defaultStore
-  if (store !== 'sqlite' && store !== 'file') throw new UsageError(`--store must be sqlite or file, got '${store}'`)
-  return await ctx.openDataDir(path.resolve(dataDir ?? ''), store)
+  if (!(STORE_KINDS as readonly string[]).includes(store)) throw new UsageError(`--store must be ${STORE_KINDS.join(', ')}, got '${store}'`)
+  return await ctx.openDataDir(path.resolve(dataDir ?? ''), store as StoreKind, options)
 }
 
 const list = (value: string | undefined): string[] | undefined => value?.split(',').map(s => s.trim()).filter(s => s !== '')
@@ -171,7 +184,7 @@ async function runImport (values: Values, positionals: string[], ctx: CliContext
     if (!dryRun) await mkdir(typesDir, { recursive: true })
     await writeMissingSchemaFiles(dir, typesDir, dryRun, report)
   }
-  const transport = await openTarget(values, ctx)
+  const transport = await openTarget(values, ctx, { schemasWritten: !dryRun && report.schemas.length > 0 })
   try {
     const api = new Api(transport)
     if (str(values, 'server') !== undefined) await importSchemasOverApi(api, await exportedSchemas(dir), dryRun, report)
