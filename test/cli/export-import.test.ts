@@ -8,6 +8,10 @@ import { EDITOR_KEY, STORES, auth, build, storeEnv, tempDir, type StoreName } fr
 import { SCHEMAS, dataDirWithSchemas } from '../openapi/fixtures.js'
 import { lectern, type Run } from './run.js'
 
+// Each store opens apps and commands on several data dirs, one after the other: on a loaded
+// 2-core machine the three stores take more than .taprc's 120 s (95 to 150 s measured).
+t.setTimeout(360_000)
+
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex')
 
 /** A data dir with the test collections, a few entries (a draft, references) and an asset. */
