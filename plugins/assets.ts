@@ -22,7 +22,8 @@ export default fp(async (fastify) => {
     environments: config.environments,
     uploadLimit: config.uploadLimit,
     emit: event => { fastify.events.emit(event) },
-    log: fastify.log
+    log: fastify.log,
+    sharedFiles: config.store === 'postgres'
   })
   await library.open()
   fastify.decorate('assets', library)

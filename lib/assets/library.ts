@@ -42,9 +42,17 @@ export interface AssetLibraryOptions {
   log: AssetLogger
   /** How long `locate` trusts what it found on disk; 0 checks every time. Default 1000 ms. */
   locateTtlMs?: number
+  /** Other processes write the assets directory too (replicas on PostgreSQL, contract §12). */
+  sharedFiles?: boolean
 }
 
 export const DEFAULT_LOCATE_TTL_MS = 1000
+/**
+ * With a shared assets directory, how long a temp file must have been left untouched before a
+ * start removes it: an upload in progress on another replica writes its temp file as the body
+ * arrives, and commits it within moments of the last byte.
+ */
+export const SHARED_TEMP_MIN_AGE_MS = 15 * 60_000
 
 /** An asset resolved to a real file inside its environment's directory. */
 export interface LocatedAsset {
@@ -124,7 +132,7 @@ export class AssetLibrary {
    * temp files a crash left; then reconciles it with the files (see `reconcile`).
    */
   async open (): Promise<OpenResult> {
-    const { files, tempRemoved } = await listAssetFiles(this.roots, this.options.log)
+    const { files, tempRemoved } = await listAssetFiles(this.roots, this.options.log, this.options.sharedFiles === true ? SHARED_TEMP_MIN_AGE_MS : 0)
     if (tempRemoved > 0) this.options.log.warn({ count: tempRemoved }, 'assets: removed temp files of interrupted uploads')
     let scanned = false
     const result = await this.repository.open(async () => {
