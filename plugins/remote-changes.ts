@@ -10,7 +10,7 @@
 //   (lib/assets/remote.ts); after a lost listening connection, every remembered location goes.
 // Stores of one process have nobody else writing: nothing to do.
 import fp from 'fastify-plugin'
-import { announcedAsset, forgetRemoteAsset } from '../lib/assets/remote.js'
+import { RemoteAssets } from '../lib/assets/remote.js'
 import { ASSET_TOPIC, CONTENT_TOPIC, SCHEMA_TOPIC, type BusMessage } from '../lib/cluster/bus.js'
 import { RemoteChanges } from '../lib/content/remote.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../types/scope.js'
@@ -39,31 +39,21 @@ export default fp(async (fastify) => {
       await fastify.references.schemasChanged()
     }).catch((err: unknown) => { log.warn({ err }, 'reading the schemas another process wrote failed') })
   }
-  // Asset announcements are acted on one after the other, as they arrived.
-  let assets: Promise<void> = Promise.resolve()
-  const assetChanged = (data: Record<string, unknown>): void => {
-    const asset = announcedAsset(data, fastify.assets.roots.names)
-    if (asset === null) {
-      log.warn({ data }, 'ignored a malformed asset announcement')
-      return
-    }
-    assets = assets.then(async () => { await forgetRemoteAsset(fastify.assets, fastify.transforms, asset) })
-      .catch((err: unknown) => { log.warn({ err }, 'dropping the variants of an asset another process changed failed') })
-  }
+  const assets = new RemoteAssets({ library: fastify.assets, transforms: fastify.transforms, log })
   const unsubscribe = cluster.subscribe((message: BusMessage) => {
     if (message.topic === CONTENT_TOPIC) void remote.changed(message.data)
     else if (message.topic === SCHEMA_TOPIC) reloadSchemas()
-    else if (message.topic === ASSET_TOPIC) assetChanged(message.data)
+    else if (message.topic === ASSET_TOPIC) void assets.changed(message.data)
   })
   // Other processes' writes can no longer be heard of: no cached answer may outlive that by long.
   const unlost = cluster.onLost(() => {
     fastify.responseCache.clear()
-    fastify.assets.forgetAll()
+    assets.forgetAll()
   })
   const unresync = cluster.onResync(() => {
     void remote.resync()
     reloadSchemas()
-    fastify.assets.forgetAll()
+    assets.forgetAll()
   })
   const announce = (topic: string, data: Record<string, unknown>): void => {
     cluster.publish(topic, data).catch((err: unknown) => {
@@ -83,6 +73,6 @@ export default fp(async (fastify) => {
     unlisten()
     await remote.settled()
     await schemas
-    await assets
+    await assets.settled()
   })
 }, { name: 'remote-changes', dependencies: ['config', 'cluster', 'events', 'store', 'schemas', 'cache', 'references', 'assets', 'transforms'], fastify: '5.x' })

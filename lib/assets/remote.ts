@@ -28,8 +28,49 @@ export function announcedAsset (data: Record<string, unknown>, environments: rea
   }
 }
 
-/** Drops what this process remembers of an asset another one wrote (uploaded, replaced or deleted). */
-export async function forgetRemoteAsset (library: Pick<AssetLibrary, 'forget'>, transforms: Pick<TransformService, 'invalidateAsset'>, asset: AnnouncedAsset): Promise<void> {
-  library.forget(asset.environment, asset.relative)
-  await transforms.invalidateAsset(asset.environment, asset.relative)
+/** The part of a pino logger this uses. */
+export interface RemoteAssetsLogger {
+  warn: (obj: object, msg: string) => void
+}
+
+export interface RemoteAssetsOptions {
+  library: Pick<AssetLibrary, 'forget' | 'forgetAll' | 'roots'>
+  transforms: Pick<TransformService, 'invalidateAsset'>
+  log: RemoteAssetsLogger
+}
+
+/** Acts on asset announcements one after the other, in arrival order. */
+export class RemoteAssets {
+  private queue: Promise<void> = Promise.resolve()
+
+  constructor (private readonly options: RemoteAssetsOptions) {}
+
+  /** An announcement of ASSET_TOPIC: what this process remembers of that asset goes. */
+  changed (data: Record<string, unknown>): Promise<void> {
+    const { library, transforms, log } = this.options
+    const asset = announcedAsset(data, library.roots.names)
+    if (asset === null) {
+      log.warn({ data }, 'ignored a malformed asset announcement')
+      return this.queue
+    }
+    this.queue = this.queue.then(async () => {
+      library.forget(asset.environment, asset.relative)
+      await transforms.invalidateAsset(asset.environment, asset.relative)
+    }).catch((err: unknown) => { log.warn({ err }, 'dropping the variants of an asset another process changed failed') })
+    return this.queue
+  }
+
+  /**
+   * Announcements may have been missed: every remembered location goes, so the records (shared)
+   * and the files' stat decide again; a variant's key holds its source's mtime and size, so one
+   * of a replaced file is never served.
+   */
+  forgetAll (): void {
+    this.options.library.forgetAll()
+  }
+
+  /** Resolves when every announcement so far is acted on (tests, shutdown). */
+  async settled (): Promise<void> {
+    await this.queue
+  }
 }

@@ -1,6 +1,7 @@
 // Another process's asset writes, as announced on the cluster bus (lib/assets/remote.ts).
 import t from 'tap'
-import { announcedAsset, forgetRemoteAsset } from '../../../lib/assets/remote.js'
+import { announcedAsset, RemoteAssets } from '../../../lib/assets/remote.js'
+import type { AssetRoots } from '../../../lib/assets/paths.js'
 
 t.test('announcedAsset: a configured environment and a safe record path, else null', async t => {
   const environments = ['default', 'draft']
@@ -19,11 +20,31 @@ t.test('announcedAsset: a configured environment and a safe record path, else nu
   }
 })
 
-t.test('forgetRemoteAsset: the remembered location and the variants of that asset go', async t => {
+t.test('RemoteAssets: each announcement in turn; a malformed one is logged and skipped; a failure is logged', async t => {
   const calls: string[] = []
-  await forgetRemoteAsset(
-    { forget: (environment, relative) => { calls.push(`forget ${environment}:${relative}`) } },
-    { invalidateAsset: async (environment, relative) => { calls.push(`variants ${environment}:${relative}`); return 2 } },
-    { environment: 'default', relative: 'a/b.png' })
-  t.strictSame(calls, ['forget default:a/b.png', 'variants default:a/b.png'])
+  const warned: string[] = []
+  const remote = new RemoteAssets({
+    library: {
+      roots: { names: ['default'] } as unknown as AssetRoots,
+      forget: (environment, relative) => { calls.push(`forget ${environment}:${relative}`) },
+      forgetAll: () => { calls.push('forget all') }
+    },
+    transforms: {
+      invalidateAsset: async (environment, relative) => {
+        await new Promise(resolve => setImmediate(resolve))
+        if (relative === 'broken.png') throw new Error('disk gone')
+        calls.push(`variants ${environment}:${relative}`)
+        return 1
+      }
+    },
+    log: { warn: (_obj, msg) => { warned.push(msg) } }
+  })
+  void remote.changed({ environment: 'default', path: '/api/assets/a/b.png' })
+  void remote.changed({ environment: 'elsewhere', path: '/api/assets/c.png' })
+  void remote.changed({ environment: 'default', path: '/api/assets/broken.png' })
+  void remote.changed({ environment: 'default', path: '/api/assets/d.png' })
+  await remote.settled()
+  remote.forgetAll()
+  t.strictSame(calls, ['forget default:a/b.png', 'variants default:a/b.png', 'forget default:broken.png', 'forget default:d.png', 'variants default:d.png', 'forget all'])
+  t.strictSame(warned, ['ignored a malformed asset announcement', 'dropping the variants of an asset another process changed failed'])
 })
