@@ -20,16 +20,17 @@ export interface CliContext {
   version: string
   /** The store of a data directory when `--store` is not given (CMS_STORE). */
   defaultStore: StoreKind
-  /**
-   * Builds the app on a data directory, in this process (no listening). `schemasWritten`: schema
-   * files were written into the types directory just before, which other processes sharing it
-   * (PostgreSQL's replicas) are then told to read again.
-   */
+  /** Builds the app on a data directory, in this process (no listening). */
   openDataDir: (dataDir: string, store: StoreKind, options?: OpenOptions) => Promise<Transport>
 }
 
 export interface OpenOptions {
-  schemasWritten?: boolean
+  /**
+   * Writes schema files into the types directory before the app reads it; resolves to whether it
+   * wrote any. With PostgreSQL, whose replicas share the directory, it runs under their schema
+   * write lock, and what it wrote is announced to them once the app is up.
+   */
+  writeSchemas?: () => Promise<boolean>
 }
 
 const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'file', 'postgres']
@@ -179,12 +180,16 @@ async function runImport (values: Values, positionals: string[], ctx: CliContext
   const dryRun = values['dry-run'] === true
   const report: ImportReport = { created: 0, updated: 0, unchanged: 0, schemas: [], problems: [] }
   const dataDir = str(values, 'data-dir')
+  const options: OpenOptions = {}
   if (dataDir !== undefined && str(values, 'server') === undefined) {
     const typesDir = path.resolve(env.CMS_TYPES_DIR ?? path.join(dataDir, 'types'))
-    if (!dryRun) await mkdir(typesDir, { recursive: true })
-    await writeMissingSchemaFiles(dir, typesDir, dryRun, report)
+    options.writeSchemas = async () => {
+      if (!dryRun) await mkdir(typesDir, { recursive: true })
+      await writeMissingSchemaFiles(dir, typesDir, dryRun, report)
+      return !dryRun && report.schemas.length > 0
+    }
   }
-  const transport = await openTarget(values, ctx, { schemasWritten: !dryRun && report.schemas.length > 0 })
+  const transport = await openTarget(values, ctx, options)
   try {
     const api = new Api(transport)
     if (str(values, 'server') !== undefined) await importSchemasOverApi(api, await exportedSchemas(dir), dryRun, report)

@@ -4,9 +4,11 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { EDITOR_KEY, STORES, auth, build, storeEnv, tempDir, type StoreName } from '../helper.js'
+import { EDITOR_KEY, STORES, auth, build, storeEnv, tempDir, type Env, type StoreName } from '../helper.js'
 import { SCHEMAS, dataDirWithSchemas } from '../openapi/fixtures.js'
 import { lectern, type Run } from './run.js'
+import { AdvisoryLock } from '../../lib/cluster/write-lock.js'
+import { PostgresStore } from '../../lib/store/postgres.js'
 
 // Each store opens apps and commands on several data dirs, one after the other: on a loaded
 // 2-core machine the three stores take more than .taprc's 120 s (95 to 150 s measured).
@@ -153,10 +155,21 @@ if (STORES.includes('postgres')) {
     // A replica on a database of its own and a types directory of its own, which the command shares.
     const replicaDir = path.join(tempDir(t), 'replica')
     const typesDir = path.join(tempDir(t), 'types')
-    const shared = { ...await storeEnv(t, 'postgres', replicaDir), CMS_TYPES_DIR: typesDir }
+    const shared: Env = { ...await storeEnv(t, 'postgres', replicaDir), CMS_TYPES_DIR: typesDir }
     const replica = await build(t, shared, { dataDir: replicaDir })
     t.strictSame(replica.schemas.names(), [])
-    const imported = await lectern(['import', out, '--data-dir', path.join(tempDir(t), 'cli')], 'postgres', shared)
+    // While a replica holds the schema write lock, the command waits for it before writing files.
+    const holder = new PostgresStore({ dataDir: replicaDir, databaseUrl: shared.CMS_DATABASE_URL })
+    await holder.open()
+    t.teardown(async () => { await holder.close() })
+    let importing: Promise<Run> | undefined
+    await new AdvisoryLock(holder, 'schemas').run(async () => {
+      importing = lectern(['import', out, '--data-dir', path.join(tempDir(t), 'cli')], 'postgres', shared)
+      const waiting = async (): Promise<boolean> => ((await holder.execute("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0] as { n: number }).n > 0
+      while (!await waiting()) await new Promise(resolve => setTimeout(resolve, 20))
+      t.strictSame(readdirSync(typesDir), [], 'nothing written while the lock is held')
+    })
+    const imported = await importing as Run
     t.match(imported, { code: 0, out: /imported: 4 created, 0 updated, 0 unchanged, 2 schemas/ })
     // Announced once the command's app is up: the replica reads the types directory again.
     const deadline = Date.now() + 5000
