@@ -2,15 +2,28 @@
 // to through inject, so that every command follows the API's rules on every store.
 import Fastify from 'fastify'
 import app from './app.js'
-import { loadConfig } from './lib/config.js'
+import { SCHEMA_TOPIC } from './lib/cluster/bus.js'
+import { AdvisoryLock } from './lib/cluster/write-lock.js'
+import { loadConfig, type Config, type StoreKind } from './lib/config.js'
+import { PostgresStore } from './lib/store/postgres.js'
 import { createLogger, serverOptions } from './lib/server-options.js'
 import type { Transport } from './lib/cli/api.js'
+import type { OpenOptions } from './lib/cli/main.js'
 
 /** The settings of the server a data directory belongs to that shape what the API answers. */
 export const DATA_DIR_SETTINGS = ['CMS_LOCALES', 'CMS_ENVIRONMENTS', 'CMS_TYPES_DIR', 'CMS_ASSETS_DIR', 'CMS_PUBLIC_URL'] as const
+/** With CMS_STORE=postgres, where the data is (contract §12). */
+export const DATABASE_SETTINGS = ['CMS_DATABASE_URL', 'CMS_DATABASE_POOL'] as const
 
-export async function openDataDir (dataDir: string, store: 'sqlite' | 'file', env: Record<string, string | undefined> = {}): Promise<Transport> {
-  const settings = Object.fromEntries(DATA_DIR_SETTINGS.flatMap(name => env[name] === undefined ? [] : [[name, env[name]]]))
+/**
+ * The app on a data directory. With postgres it is one more process on the database, beside any
+ * running replicas: its writes are announced to them as theirs are, and the schema files
+ * `writeSchemas` writes into the shared types directory first are written under the replicas'
+ * schema write lock and announced once the app is up.
+ */
+export async function openDataDir (dataDir: string, store: StoreKind, env: Record<string, string | undefined> = {}, options: OpenOptions = {}): Promise<Transport> {
+  const names = store === 'postgres' ? [...DATA_DIR_SETTINGS, ...DATABASE_SETTINGS] : DATA_DIR_SETTINGS
+  const settings = Object.fromEntries(names.flatMap(name => env[name] === undefined ? [] : [[name, env[name]]]))
   // Keys, webhooks and seeding off: the data dir's owner runs the command. Nothing kept for a
   // second request (no response cache, so no kept sync answers; no kept entry texts; no pooled
   // bodies; no parsed entries in SQLite's caches): a command reads each answer once. An export of
@@ -28,9 +41,11 @@ export async function openDataDir (dataDir: string, store: 'sqlite' | 'file', en
     CMS_BODY_POOL_BYTES: '0',
     CMS_ENTRY_CACHE_BYTES: '0'
   })
+  const schemasWritten = options.writeSchemas === undefined ? false : await underSchemaLock(config, options.writeSchemas)
   const fastify = Fastify({ ...serverOptions(config), loggerInstance: createLogger(config) })
   await fastify.register(app, { config })
   await fastify.ready()
+  if (schemasWritten) await fastify.cluster.publish(SCHEMA_TOPIC, { event: 'schema.created' })
   return {
     async request (method, url, json) {
       // As a stream: light-my-request otherwise also decodes every body into a string, unused here.
@@ -44,5 +59,18 @@ export async function openDataDir (dataDir: string, store: 'sqlite' | 'file', en
       return { status: res.statusCode, body: chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks) }
     },
     async close () { await fastify.close() }
+  }
+}
+
+/** `task` holding the schema write lock of the processes sharing the database (postgres), else at once. */
+async function underSchemaLock<T> (config: Config, task: () => Promise<T>): Promise<T> {
+  if (config.databaseUrl === null) return await task()
+  // A store of its own, for the lock only: the app is not up yet, and reads the files once they are written.
+  const store = new PostgresStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databasePool: 1 })
+  await store.open()
+  try {
+    return await new AdvisoryLock(store, 'schemas').run(task)
+  } finally {
+    await store.close()
   }
 }

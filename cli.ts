@@ -15,5 +15,5 @@ function version (): string {
   return 'unknown'
 }
 
-const store = process.env.CMS_STORE === 'file' ? 'file' : 'sqlite'
-process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, version: version(), defaultStore: store, openDataDir: async (dir, kind) => await openDataDir(dir, kind, process.env) }, process.env)
+const store = process.env.CMS_STORE === 'file' || process.env.CMS_STORE === 'postgres' ? process.env.CMS_STORE : 'sqlite'
+process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, version: version(), defaultStore: store, openDataDir: async (dir, kind, options) => await openDataDir(dir, kind, process.env, options) }, process.env)

@@ -4,10 +4,14 @@
 //   the store's bucket, the response cache and the reverse-reference index follow; after a lost
 //   listening connection, every cached answer goes and the change log says what was missed;
 // - schemas (announced here after each schema write of this process; the types directory is
-//   shared): the registry reads it again, cached answers go and the reference plans follow.
+//   shared): the registry reads it again, cached answers go and the reference plans follow;
+// - assets (announced here after each upload and delete of this process; files and records are
+//   shared): where the file was found and the asset's transform variants are forgotten
+//   (lib/assets/remote.ts); after a lost listening connection, every remembered location goes.
 // Stores of one process have nobody else writing: nothing to do.
 import fp from 'fastify-plugin'
-import { CONTENT_TOPIC, SCHEMA_TOPIC } from '../lib/cluster/bus.js'
+import { RemoteAssets } from '../lib/assets/remote.js'
+import { ASSET_TOPIC, CONTENT_TOPIC, SCHEMA_TOPIC, type BusMessage } from '../lib/cluster/bus.js'
 import { RemoteChanges } from '../lib/content/remote.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../types/scope.js'
 
@@ -35,21 +39,32 @@ export default fp(async (fastify) => {
       await fastify.references.schemasChanged()
     }).catch((err: unknown) => { log.warn({ err }, 'reading the schemas another process wrote failed') })
   }
-  const unsubscribe = cluster.subscribe(message => {
+  const assets = new RemoteAssets({ library: fastify.assets, transforms: fastify.transforms, log })
+  const unsubscribe = cluster.subscribe((message: BusMessage) => {
     if (message.topic === CONTENT_TOPIC) void remote.changed(message.data)
     else if (message.topic === SCHEMA_TOPIC) reloadSchemas()
+    else if (message.topic === ASSET_TOPIC) void assets.changed(message.data)
   })
   // Other processes' writes can no longer be heard of: no cached answer may outlive that by long.
-  const unlost = cluster.onLost(() => { fastify.responseCache.clear() })
+  const unlost = cluster.onLost(() => {
+    fastify.responseCache.clear()
+    assets.forgetAll()
+  })
   const unresync = cluster.onResync(() => {
     void remote.resync()
     reloadSchemas()
+    assets.forgetAll()
   })
-  const unlisten = fastify.events.on(event => {
-    if (!event.event.startsWith('schema.')) return
-    cluster.publish(SCHEMA_TOPIC, { event: event.event }).catch((err: unknown) => {
-      log.warn({ err }, 'could not announce a schema write to the other processes; they read it at their next resync')
+  const announce = (topic: string, data: Record<string, unknown>): void => {
+    cluster.publish(topic, data).catch((err: unknown) => {
+      log.warn({ err, topic }, 'could not announce a write to the other processes; they catch up at their next resync')
     })
+  }
+  const unlisten = fastify.events.on(event => {
+    if (event.event.startsWith('schema.')) announce(SCHEMA_TOPIC, { event: event.event })
+    else if (event.event === 'asset.created' || event.event === 'asset.deleted') {
+      announce(ASSET_TOPIC, { event: event.event, environment: event.environment, path: event.path })
+    }
   })
   fastify.addHook('onClose', async () => {
     unsubscribe()
@@ -58,5 +73,6 @@ export default fp(async (fastify) => {
     unlisten()
     await remote.settled()
     await schemas
+    await assets.settled()
   })
-}, { name: 'remote-changes', dependencies: ['config', 'cluster', 'events', 'store', 'schemas', 'cache', 'references'], fastify: '5.x' })
+}, { name: 'remote-changes', dependencies: ['config', 'cluster', 'events', 'store', 'schemas', 'cache', 'references', 'assets', 'transforms'], fastify: '5.x' })

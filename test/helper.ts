@@ -37,14 +37,6 @@ export function testStores (value: string | undefined): readonly StoreName[] {
 /** The stores every API test runs on (eachStore and the tests that loop over them). */
 export const STORES = testStores(process.env.LECTERN_TEST_STORES)
 
-export type DataDirStoreName = Exclude<StoreName, 'postgres'>
-/**
- * Those of STORES that keep everything in the data dir: what the asset repositories and the
- * command line's export and import know so far (PostgreSQL's asset records come with the next
- * step of issue 23; see README Tests).
- */
-export const DATA_DIR_STORES = STORES.filter((s): s is DataDirStoreName => s !== 'postgres')
-
 /**
  * The database a `store` on `dataDir` uses: with postgres, the schema of that data dir on the
  * suite's server (test/fixtures/postgres.ts), so two apps on one data dir share their data as

@@ -108,11 +108,11 @@ export class FileAssetRepository implements AssetRepository {
     this.sorted.delete(meta.environment)
   }
 
-  get (environment: string, assetPath: string): AssetMeta | undefined {
+  async get (environment: string, assetPath: string): Promise<AssetMeta | undefined> {
     return this.environments.get(environment)?.get(assetPath)?.meta
   }
 
-  list (environment: string, query: AssetListQuery): AssetListResult {
+  async list (environment: string, query: AssetListQuery): Promise<AssetListResult> {
     const newest = this.newest(environment)
     // A keyset page starts at the first entry after the position; a numbered one skips `skip` matches.
     const from = query.after === undefined ? 0 : firstAfter(newest, query.after)

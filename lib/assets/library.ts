@@ -42,9 +42,17 @@ export interface AssetLibraryOptions {
   log: AssetLogger
   /** How long `locate` trusts what it found on disk; 0 checks every time. Default 1000 ms. */
   locateTtlMs?: number
+  /** Other processes write the assets directory too (replicas on PostgreSQL, contract §12). */
+  sharedFiles?: boolean
 }
 
 export const DEFAULT_LOCATE_TTL_MS = 1000
+/**
+ * With a shared assets directory, how long a temp file must have been left untouched before a
+ * start removes it: an upload in progress on another replica writes its temp file as the body
+ * arrives, and commits it within moments of the last byte.
+ */
+export const SHARED_TEMP_MIN_AGE_MS = 15 * 60_000
 
 /** An asset resolved to a real file inside its environment's directory. */
 export interface LocatedAsset {
@@ -124,7 +132,7 @@ export class AssetLibrary {
    * temp files a crash left; then reconciles it with the files (see `reconcile`).
    */
   async open (): Promise<OpenResult> {
-    const { files, tempRemoved } = await listAssetFiles(this.roots, this.options.log)
+    const { files, tempRemoved } = await listAssetFiles(this.roots, this.options.log, this.options.sharedFiles === true ? SHARED_TEMP_MIN_AGE_MS : 0)
     if (tempRemoved > 0) this.options.log.warn({ count: tempRemoved }, 'assets: removed temp files of interrupted uploads')
     let scanned = false
     const result = await this.repository.open(async () => {
@@ -152,7 +160,7 @@ export class AssetLibrary {
     const onDisk = new Map(files.map(f => [lockKey(f.environment, f.path), f]))
     let dropped = 0
     for (const environment of this.roots.names) {
-      for (const meta of this.allRecords(environment)) {
+      for (const meta of await this.allRecords(environment)) {
         if (onDisk.delete(lockKey(environment, meta.path))) continue
         // Not met by the walk (a folder deeper than it goes, say): only a file that is really gone counts.
         if (await exists(this.roots.lexical(environment, meta.path))) continue
@@ -168,10 +176,10 @@ export class AssetLibrary {
   }
 
   /** Every record of an environment, read a page at a time. */
-  private allRecords (environment: string): AssetMeta[] {
+  private async allRecords (environment: string): Promise<AssetMeta[]> {
     const out: AssetMeta[] = []
     for (let page = 1; ; page++) {
-      const { items, total } = this.repository.list(environment, { page, perPage: 1000 })
+      const { items, total } = await this.repository.list(environment, { page, perPage: 1000 })
       out.push(...items)
       if (items.length === 0 || out.length >= total) return out
     }
@@ -211,7 +219,7 @@ export class AssetLibrary {
    * (`_after`, contract §10), whose position is the last item's time and insertion ordinal, so a
    * walk meets every asset there throughout exactly once whatever is uploaded or deleted meanwhile.
    */
-  list (environment: string, parameters: ListParameters): AssetPage {
+  async list (environment: string, parameters: ListParameters): Promise<AssetPage> {
     const page = pageParameter(parameters.page)
     const perPage = perPageParameter(parameters.perPage)
     const query: AssetListQuery = { page, perPage }
@@ -223,7 +231,7 @@ export class AssetLibrary {
     const fingerprint = listFingerprint(['assets', environment, query.folder ?? null, query.mime ?? null, query.q ?? null])
     const after = afterParameter(parameters.after, parameters.page, fingerprint, POSITION_KINDS)
     if (after !== null) query.after = { createdAt: after.keys[0] as string, ordinal: after.keys[1] as number }
-    const { items, total, next } = this.repository.list(environment, query)
+    const { items, total, next } = await this.repository.list(environment, query)
     const last = items.at(-1)
     return {
       items: items.map(m => this.record(m)),
@@ -352,7 +360,7 @@ export class AssetLibrary {
     for (let n = 0; n <= 9999; n++) {
       const candidate = n === 0 ? name : `${stem}-${n}${ext}`
       if (taken.has(candidate)) continue
-      if (this.repository.get(environment, joinAssetPath(folder, candidate)) !== undefined) continue
+      if (await this.repository.get(environment, joinAssetPath(folder, candidate)) !== undefined) continue
       if (await exists(path.join(dir, candidate))) continue
       return candidate
     }
@@ -394,7 +402,7 @@ export class AssetLibrary {
     const key = lockKey(environment, relative)
     const remembered = this.located.get(key)
     if (remembered !== undefined) return remembered
-    const meta = this.repository.get(environment, relative)
+    const meta = await this.repository.get(environment, relative)
     if (meta === undefined) throw notFound(`Asset '${relative}' not found.`)
     const lexical = this.roots.lexical(environment, relative)
     // Both at once: stat follows the same links realpath resolves, and the answer is used only
@@ -404,7 +412,7 @@ export class AssetLibrary {
       stat(lexical).catch((err: unknown) => { if (isMissing(err)) return null; throw err })
     ])
     // Deleted meanwhile? Checked after the awaits so a delete's forget() cannot be overtaken.
-    if (real === null || st === null || !st.isFile() || this.repository.get(environment, relative) === undefined) {
+    if (real === null || st === null || !st.isFile() || await this.repository.get(environment, relative) === undefined) {
       throw notFound(`Asset '${relative}' not found.`)
     }
     const located = { meta, root: real.root, relative: path.relative(real.root, real.file).split(path.sep).join('/'), file: real.file, stat: st }
@@ -415,6 +423,11 @@ export class AssetLibrary {
   /** Forgets what `locate` remembers about a path (after a change made outside the API). */
   forget (environment: string, relative: string): void {
     this.located.delete(lockKey(environment, relative))
+  }
+
+  /** Forgets everything `locate` remembers (another process's changes may have been missed). */
+  forgetAll (): void {
+    this.located.clear()
   }
 
   /**
@@ -442,7 +455,7 @@ export class AssetLibrary {
     const relative = parseAssetPath(rawPath)
     const { folder } = splitAssetPath(relative)
     const removed = await this.locks.run(lockKey(environment, folder), async () => {
-      const meta = this.repository.get(environment, relative)
+      const meta = await this.repository.get(environment, relative)
       const file = await this.fileInside(environment, relative)
       if (meta === undefined && file === null) return null
       const size = meta?.size ?? file?.stat.size ?? 0

@@ -30,9 +30,11 @@ export interface AssetFiles {
 
 /**
  * Every addressable regular file under each environment's directory. Symbolic links are never
- * followed. Temp files are removed on the way: nothing is writing while the store starts.
+ * followed. Temp files are removed on the way: nothing of this process is writing while it
+ * starts. When other processes share the directory (replicas), a temp file may be one of their
+ * uploads in progress: only those untouched for `tempMinAgeMs` are removed.
  */
-export async function listAssetFiles (roots: AssetRoots, log: AssetLogger): Promise<AssetFiles> {
+export async function listAssetFiles (roots: AssetRoots, log: AssetLogger, tempMinAgeMs = 0): Promise<AssetFiles> {
   const found: AssetFiles = { files: [], tempRemoved: 0 }
   const visitor: Visitor = {
     log,
@@ -40,6 +42,7 @@ export async function listAssetFiles (roots: AssetRoots, log: AssetLogger): Prom
     skipDirs: new Set(roots.names.map(name => roots.dir(name))),
     file: async () => {},
     temp: async (absolute) => {
+      if (tempMinAgeMs > 0 && !await untouchedFor(absolute, tempMinAgeMs)) return
       await rm(absolute, { force: true })
       found.tempRemoved++
     }
@@ -49,6 +52,16 @@ export async function listAssetFiles (roots: AssetRoots, log: AssetLogger): Prom
     await walk(roots.dir(environment), '', 0, visitor)
   }
   return found
+}
+
+/** Whether a file was last written at least `ms` ago (false when it is gone already). */
+async function untouchedFor (file: string, ms: number): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(file)).mtimeMs >= ms
+  } catch (err) {
+    if (isMissing(err)) return false
+    throw err
+  }
 }
 
 /** One file's metadata, from what it holds (type, dimensions) and its stat. */

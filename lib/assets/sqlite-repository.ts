@@ -135,12 +135,12 @@ export class SqliteAssetRepository implements AssetRepository {
     return { db: this.db, statements: this.statements }
   }
 
-  get (environment: string, assetPath: string): AssetMeta | undefined {
+  async get (environment: string, assetPath: string): Promise<AssetMeta | undefined> {
     const row = this.ready.statements.get.get(environment, assetPath)
     return row === undefined ? undefined : toMeta(row)
   }
 
-  list (environment: string, query: AssetListQuery): AssetListResult {
+  async list (environment: string, query: AssetListQuery): Promise<AssetListResult> {
     const where: string[] = ['environment = ?']
     const params: Array<string | number> = [environment]
     if (query.folder !== undefined) {

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import type { StoreKind } from '../config.js'
 import { writeFileAtomic } from '../durable.js'
 import { Api, httpTransport, type Transport } from './api.js'
 import { exportAll } from './export.js'
@@ -18,10 +19,21 @@ export interface CliContext {
   stderr: ProgressStream
   version: string
   /** The store of a data directory when `--store` is not given (CMS_STORE). */
-  defaultStore: 'sqlite' | 'file'
+  defaultStore: StoreKind
   /** Builds the app on a data directory, in this process (no listening). */
-  openDataDir: (dataDir: string, store: 'sqlite' | 'file') => Promise<Transport>
+  openDataDir: (dataDir: string, store: StoreKind, options?: OpenOptions) => Promise<Transport>
 }
+
+export interface OpenOptions {
+  /**
+   * Writes schema files into the types directory before the app reads it; resolves to whether it
+   * wrote any. With PostgreSQL, whose replicas share the directory, it runs under their schema
+   * write lock, and what it wrote is announced to them once the app is up.
+   */
+  writeSchemas?: () => Promise<boolean>
+}
+
+const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'file', 'postgres']
 
 class UsageError extends Error {}
 
@@ -46,7 +58,9 @@ const TARGET_HELP = `  --server <url>      a running Lectern (e.g. http://localh
   --data-dir <dir>    or a data directory, opened in this process (not while a server runs on it with the file
                       store); CMS_LOCALES, CMS_ENVIRONMENTS, CMS_TYPES_DIR, CMS_ASSETS_DIR and CMS_PUBLIC_URL
                       are read from the environment, as the server reads them
-  --store <kind>      the data directory's store: sqlite or file (default: CMS_STORE, else sqlite)`
+  --store <kind>      the data directory's store: sqlite, file or postgres (default: CMS_STORE, else sqlite);
+                      postgres reads CMS_DATABASE_URL and CMS_DATABASE_POOL from the environment and
+                      works beside running replicas (CMS_TYPES_DIR and CMS_ASSETS_DIR: their shared ones)`
 
 export const HELP: Record<Command | 'main', string> = {
   main: `Usage: lectern <command> [options]
@@ -110,7 +124,7 @@ function parse (command: Command, args: string[]): { values: Values, positionals
 
 const str = (values: Values, name: string): string | undefined => typeof values[name] === 'string' ? values[name] : undefined
 
-async function openTarget (values: Values, ctx: CliContext): Promise<Transport> {
+async function openTarget (values: Values, ctx: CliContext, options: OpenOptions = {}): Promise<Transport> {
   const server = str(values, 'server')
   const dataDir = str(values, 'data-dir')
   if ((server === undefined) === (dataDir === undefined)) throw new UsageError('give one of --server <url> or --data-dir <dir>')
@@ -119,8 +133,8 @@ async function openTarget (values: Values, ctx: CliContext): Promise<Transport> 
     return httpTransport(server, str(values, 'key'))
   }
   const store = str(values, 'store') ?? ctx.defaultStore
-  if (store !== 'sqlite' && store !== 'file') throw new UsageError(`--store must be sqlite or file, got '${store}'`)
-  return await ctx.openDataDir(path.resolve(dataDir ?? ''), store)
+  if (!(STORE_KINDS as readonly string[]).includes(store)) throw new UsageError(`--store must be ${STORE_KINDS.join(', ')}, got '${store}'`)
+  return await ctx.openDataDir(path.resolve(dataDir ?? ''), store as StoreKind, options)
 }
 
 const list = (value: string | undefined): string[] | undefined => value?.split(',').map(s => s.trim()).filter(s => s !== '')
@@ -166,12 +180,16 @@ async function runImport (values: Values, positionals: string[], ctx: CliContext
   const dryRun = values['dry-run'] === true
   const report: ImportReport = { created: 0, updated: 0, unchanged: 0, schemas: [], problems: [] }
   const dataDir = str(values, 'data-dir')
+  const options: OpenOptions = {}
   if (dataDir !== undefined && str(values, 'server') === undefined) {
     const typesDir = path.resolve(env.CMS_TYPES_DIR ?? path.join(dataDir, 'types'))
-    if (!dryRun) await mkdir(typesDir, { recursive: true })
-    await writeMissingSchemaFiles(dir, typesDir, dryRun, report)
+    options.writeSchemas = async () => {
+      if (!dryRun) await mkdir(typesDir, { recursive: true })
+      await writeMissingSchemaFiles(dir, typesDir, dryRun, report)
+      return !dryRun && report.schemas.length > 0
+    }
   }
-  const transport = await openTarget(values, ctx)
+  const transport = await openTarget(values, ctx, options)
   try {
     const api = new Api(transport)
     if (str(values, 'server') !== undefined) await importSchemasOverApi(api, await exportedSchemas(dir), dryRun, report)

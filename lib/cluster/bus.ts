@@ -12,6 +12,8 @@
 export const CONTENT_TOPIC = 'content'
 /** The topic of schema writes (the types directory is shared). */
 export const SCHEMA_TOPIC = 'schema'
+/** The topic of asset uploads and deletes (environment, record path): the files and records are shared, caches are not. */
+export const ASSET_TOPIC = 'asset'
 
 /** What one process announces: a topic and a small JSON object (PostgreSQL caps a payload near 8,000 bytes). */
 export interface BusMessage {

@@ -18,9 +18,20 @@ export interface RegistryLogger {
   error: (obj: object, msg: string) => void
 }
 
+/**
+ * Serializes schema writes among every process sharing the types directory (contract §12: a
+ * PostgreSQL advisory lock, lib/cluster/write-lock.ts). Without one, the registry's own queue
+ * serializes the writes of this process, the only writer (the data dir's lock).
+ */
+export interface SchemaWriteLock {
+  run: <T>(task: () => Promise<T>) => Promise<T>
+}
+
 export interface RegistryOptions {
   typesDir: string
   log: RegistryLogger
+  /** Given when other processes write the same types directory. */
+  lock?: SchemaWriteLock
 }
 
 interface KnownSchema {
@@ -49,21 +60,35 @@ export class SchemaFileRegistry implements SchemaRegistry {
   private leftOut = new Map<string, string[]>()
   /** Writes run one at a time, in arrival order. */
   private queue: Promise<unknown> = Promise.resolve()
+  private readonly lock: SchemaWriteLock | undefined
 
   constructor (options: RegistryOptions) {
     this.files = new SchemaFiles(options.typesDir)
     this.log = options.log
+    this.lock = options.lock
   }
 
-  /** Reads the whole types directory (start-up). Problems are logged; the schemas concerned are left out. */
+  /**
+   * Reads the whole types directory (start-up), after removing the temp files of interrupted
+   * writes: holding the lock when the directory is shared, so no other process's write is in the
+   * middle of one. Problems are logged; the schemas concerned are left out.
+   */
   async load (): Promise<void> {
-    const stale = await this.files.removeStaleTempFiles()
-    if (stale > 0) this.log.warn({ count: stale }, 'removed temp files of interrupted schema writes')
+    const start = async (): Promise<void> => {
+      const stale = await this.files.removeStaleTempFiles()
+      if (stale > 0) this.log.warn({ count: stale }, 'removed temp files of interrupted schema writes')
+      await this.read()
+    }
+    await (this.lock === undefined ? start() : this.lock.run(start))
+    this.log.info({ schemas: this.known.size, collections: this.models.size }, 'schemas loaded')
+  }
+
+  /** Reads every schema file into a map of its own: the schemas in use stay until the new ones are read. */
+  private async read (): Promise<void> {
     const { files, ignored } = await this.files.list()
     for (const file of ignored) {
       this.log.warn({ file }, 'schema file ignored: its name is not a valid schema name (lowercase letters, digits, underscores)')
     }
-    // Read into a map of its own: a reload leaves the schemas in use until the new ones are read.
     const known = new Map<string, KnownSchema>()
     for (const [name, file] of files) {
       const found = await this.files.read(name)
@@ -83,15 +108,15 @@ export class SchemaFileRegistry implements SchemaRegistry {
     }
     this.known = known
     this.rebuild(null)
-    this.log.info({ schemas: this.known.size, collections: this.models.size }, 'schemas loaded')
   }
 
   /**
    * Reads the whole types directory again, between writes (another process sharing the directory
-   * wrote to it: contract §12).
+   * wrote to it: contract §12). Each file is replaced whole (a rename), so no lock is needed to
+   * read; temp files are left alone: they may be another process's write in progress.
    */
   async reload (): Promise<void> {
-    await this.exclusive(async () => { await this.load() })
+    await this.exclusive(async () => { await this.read() })
   }
 
   /** Resolves in one go and recompiles the collections a change touches (all when `changed` is null). */
@@ -147,6 +172,20 @@ export class SchemaFileRegistry implements SchemaRegistry {
     return run
   }
 
+  /**
+   * A write: after this process's earlier ones and, with a shared types directory, holding the
+   * lock of every process, deciding against the directory as it is now (read again first: another
+   * process may have written since, its announcement still on the way).
+   */
+  private write<T> (task: () => Promise<T>): Promise<T> {
+    const lock = this.lock
+    if (lock === undefined) return this.exclusive(task)
+    return this.exclusive(async () => await lock.run(async () => {
+      await this.read()
+      return await task()
+    }))
+  }
+
   /** Resolves when every queued write has finished (used at shutdown and by tests). */
   async idle (): Promise<void> {
     await this.queue
@@ -188,7 +227,7 @@ export class SchemaFileRegistry implements SchemaRegistry {
     // Rule 3: a new schema is a collection; partials are made by editing files or by PUT.
     if (definition.reusable === true) throw badRequest('reusable must not be true when creating a schema.')
     this.checkFields(definition)
-    return await this.exclusive(async () => {
+    return await this.write(async () => {
       const name = definition.name
       if (await this.io(() => this.files.locate(name), 'read') !== null) {
         throw conflict(`A schema named '${name}' already exists; use PUT /api/schemas/${name} to change it.`)
@@ -209,7 +248,7 @@ export class SchemaFileRegistry implements SchemaRegistry {
     if (definition.name !== name) {
       throw badRequest(`The schema name '${definition.name}' differs from the name in the path ${JSON.stringify(name)}.`)
     }
-    return await this.exclusive(async () => {
+    return await this.write(async () => {
       // Rule 6 and 9: the existing file is rewritten, `.json5` before `.json`.
       const file = await this.io(() => this.files.locate(name), 'read')
       if (file === null) throw notFound(`Schema '${name}' not found.`)
@@ -223,7 +262,7 @@ export class SchemaFileRegistry implements SchemaRegistry {
 
   async remove (name: string): Promise<void> {
     if (!isSchemaName(name)) throw invalidName(name)
-    await this.exclusive(async () => {
+    await this.write(async () => {
       const removed = await this.io(() => this.files.remove(name), 'delete')
       if (!removed) throw notFound(`Schema '${name}' not found.`)
       this.known.delete(name)

@@ -1,4 +1,4 @@
-// The assets and transforms plugins alone on a bare instance.
+// The assets and transforms plugins on a bare instance (with the store, which keeps PostgreSQL's records).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Readable, Writable } from 'node:stream'
@@ -8,9 +8,11 @@ import t, { type Test } from 'tap'
 import configPlugin from '../../plugins/config.js'
 import dataPlugin from '../../plugins/data.js'
 import eventsPlugin from '../../plugins/events.js'
+import clusterPlugin from '../../plugins/cluster.js'
+import storePlugin from '../../plugins/store.js'
 import assetsPlugin from '../../plugins/assets.js'
 import transformsPlugin from '../../plugins/transforms.js'
-import { testConfig, tempDir, type Env } from '../helper.js'
+import { STORES, storeEnv, testConfig, tempDir, type Env } from '../helper.js'
 import { png } from '../lib/assets/fixtures.js'
 
 async function bare (t: Test, dataDir: string, env: Env = {}): Promise<{ app: FastifyInstance, lines: Array<Record<string, unknown>> }> {
@@ -25,6 +27,8 @@ async function bare (t: Test, dataDir: string, env: Env = {}): Promise<{ app: Fa
   await app.register(configPlugin, { config: testConfig(dataDir, env) })
   await app.register(dataPlugin)
   await app.register(eventsPlugin)
+  await app.register(clusterPlugin)
+  await app.register(storePlugin)
   await app.register(assetsPlugin)
   await app.register(transformsPlugin)
   await app.ready()
@@ -32,18 +36,18 @@ async function bare (t: Test, dataDir: string, env: Env = {}): Promise<{ app: Fa
   return { app, lines }
 }
 
-for (const store of ['sqlite', 'file']) {
+for (const store of STORES) {
   t.test(`${store}: decorates assets and transforms; rebuilds missing metadata and logs it`, async t => {
     const dataDir = path.join(tempDir(t), 'data')
     mkdirSync(path.join(dataDir, 'assets', 'old'), { recursive: true })
     writeFileSync(path.join(dataDir, 'assets', 'old', 'a.png'), await png(30, 10))
-    const { app, lines } = await bare(t, dataDir, { CMS_STORE: store })
+    const { app, lines } = await bare(t, dataDir, await storeEnv(t, store, dataDir))
     t.ok(app.hasDecorator('assets'))
     t.ok(app.hasDecorator('transforms'))
     t.equal(app.assets.repository.kind, store)
     const rebuilt = lines.find(l => l.msg === 'asset metadata was missing: rebuilt it from the files on disk')
     t.match(rebuilt, { level: 30, store, reason: 'missing', assets: 1 })
-    const list = app.assets.list('default', {})
+    const list = await app.assets.list('default', {})
     t.same(list.items.map(i => [i.path, i.width, i.height]), [['/api/assets/old/a.png', 30, 10]])
     const variant = await app.transforms.prepare('default', 'old/a.png', { w: 15, format: 'png' }, undefined)
     const { body } = await app.transforms.read(variant)
@@ -56,7 +60,7 @@ t.test('a second start loads the metadata without a rebuild; close releases it',
   const dataDir = path.join(tempDir(t), 'data')
   const first = await bare(t, dataDir)
   await first.app.close()
-  t.throws(() => first.app.assets.repository.get('default', 'x'), /not open/, 'onClose closed the repository')
+  await t.rejects(first.app.assets.repository.get('default', 'x'), /not open/, 'onClose closed the repository')
   const second = await bare(t, dataDir)
   t.notOk(second.lines.some(l => typeof l.msg === 'string' && l.msg.includes('rebuilt')), 'nothing to rebuild')
 })

@@ -6,6 +6,7 @@ import { ADMIN_KEY, assertError, assertShape, auth, build, eachStore, EDITOR_KEY
 import { AssetList, UploadReply } from '../../routes/api/assets/schemas.js'
 import type { CmsEvent } from '../../types/events.js'
 import { jpeg, png, SVG, upload } from '../lib/assets/fixtures.js'
+import { SQLITE_FILE } from '../../lib/assets/sqlite-repository.js'
 
 function events (app: FastifyInstance): CmsEvent[] {
   const seen: CmsEvent[] = []
@@ -22,7 +23,7 @@ function filesUnder (dir: string): string[] {
     .sort()
 }
 
-eachStore(t, async (t, _store, env) => {
+eachStore(t, async (t, store, env) => {
   t.test('uploads one file: record, file on disk, event', async t => {
     const app = await build(t, env)
     const seen = events(app)
@@ -49,6 +50,8 @@ eachStore(t, async (t, _store, env) => {
     t.same(readFileSync(onDisk), image, 'the exact bytes are stored')
     t.same(filesUnder(app.config.assetsDir), ['my-photo.png'], 'no temp file is left')
     t.same(seen, [{ event: 'asset.created', path: '/api/assets/my-photo.png', environment: 'default', size: image.length, mime: 'image/png' }])
+    // PostgreSQL keeps the records in the database, which every replica shares (contract §12).
+    t.equal(existsSync(path.join(app.config.dataDir, SQLITE_FILE)), store === 'sqlite', `${store}: the data dir's asset database only with sqlite`)
   })
 
   t.test('uploads several files into a normalized folder; taken names get -1, -2', async t => {

@@ -1,8 +1,13 @@
-// Shared by the asset and transform tests: generated images and multipart bodies.
+// Shared by the asset and transform tests: generated images, multipart bodies, repositories per store.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import sharp from 'sharp'
+import type { Test } from 'tap'
+import { createAssetRepository, type AssetRepository } from '../../../lib/assets/repository.js'
+import type { PostgresStore } from '../../../lib/store/postgres.js'
+import type { StoreName } from '../../helper.js'
+import { storeFactories } from '../../fixtures/stores.js'
 
 export interface FilePart {
   name: string
@@ -83,4 +88,15 @@ export async function rawRequest (app: FastifyInstance, method: string, rawPath:
     req.on('error', reject)
     req.end(options.body)
   })
+}
+
+/** A closed repository of `kind` on `dataDir`; with postgres, on a store of that data dir's schema (shared, as replicas share it). */
+export async function assetRepository (t: Test, kind: StoreName, dataDir: string): Promise<AssetRepository> {
+  if (kind !== 'postgres') return createAssetRepository(kind, { dataDir })
+  const factory = storeFactories.find(f => f.name === 'postgres')
+  if (factory === undefined) throw new Error('postgres is not among LECTERN_TEST_STORES')
+  const store = factory.create({ dataDir, environments: [], locales: [] }) as PostgresStore
+  await store.open()
+  t.teardown(async () => { await store.close() })
+  return createAssetRepository(kind, { dataDir, database: store })
 }

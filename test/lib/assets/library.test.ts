@@ -4,14 +4,14 @@ import { Readable } from 'node:stream'
 import t, { type Test } from 'tap'
 import { AssetLibrary, servingHeaders, uploadName, type UploadPart } from '../../../lib/assets/library.js'
 import { AssetRoots } from '../../../lib/assets/paths.js'
-import { createAssetRepository } from '../../../lib/assets/repository.js'
+import { createAssetRepository, type AssetRepository } from '../../../lib/assets/repository.js'
 import type { AssetEvent } from '../../../types/events.js'
-import { DATA_DIR_STORES, tempDir } from '../../helper.js'
-import { jpeg, png, SVG } from './fixtures.js'
+import { STORES, tempDir } from '../../helper.js'
+import { assetRepository, jpeg, png, SVG } from './fixtures.js'
 
 interface Logged { level: string, obj: object, msg?: string }
 
-function library (t: Test, kind: 'sqlite' | 'file', dataDir: string, environments: string[] = [], uploadLimit = 1_000_000, locateTtlMs?: number): { lib: AssetLibrary, logged: Logged[], events: AssetEvent[] } {
+function library (t: Test, kind: 'sqlite' | 'file', dataDir: string, environments: string[] = [], uploadLimit = 1_000_000, locateTtlMs?: number, repository?: AssetRepository): { lib: AssetLibrary, logged: Logged[], events: AssetEvent[] } {
   const logged: Logged[] = []
   const events: AssetEvent[] = []
   const log = {
@@ -20,7 +20,7 @@ function library (t: Test, kind: 'sqlite' | 'file', dataDir: string, environment
     error: (obj: object, msg?: string) => { logged.push({ level: 'error', obj, msg }) }
   }
   const lib = new AssetLibrary({
-    repository: createAssetRepository(kind, { dataDir }),
+    repository: repository ?? createAssetRepository(kind, { dataDir }),
     roots: new AssetRoots(path.join(dataDir, 'assets'), environments),
     publicUrl: 'https://cms.example.com',
     environments,
@@ -41,7 +41,7 @@ function file (filename: string, data: Buffer | Iterable<Buffer>): UploadPart {
   return { type: 'file', fieldname: 'file', filename, file: Readable.from(Buffer.isBuffer(data) ? [data] : data) }
 }
 
-for (const kind of DATA_DIR_STORES) {
+for (const kind of STORES) {
   t.test(`${kind}: missing metadata is rebuilt from the files on disk and logged`, async t => {
     const dataDir = tempDir(t)
     const assets = path.join(dataDir, 'assets')
@@ -54,12 +54,12 @@ for (const kind of DATA_DIR_STORES) {
     writeFileSync(path.join(assets, 'bad name.txt'), 'cannot be addressed')
     symlinkSync('/etc/hostname', path.join(assets, 'link.txt'))
 
-    const { lib, logged } = library(t, kind, dataDir)
+    const { lib, logged } = library(t, 'sqlite', dataDir, [], undefined, undefined, await assetRepository(t, kind, dataDir))
     const result = await lib.open()
     t.same(result, { rebuilt: 'missing', count: 4 })
     t.match(logged.find(l => l.level === 'info'), { obj: { store: kind, reason: 'missing', assets: 4 }, msg: /rebuilt/ })
     t.match(logged.find(l => l.level === 'warn'), { obj: { path: 'bad name.txt' } })
-    const list = lib.list('default', { perPage: 10 })
+    const list = await lib.list('default', { perPage: 10 })
     const byPath = Object.fromEntries(list.items.map(i => [i.path, [i.mime, i.width, i.height, i.folder]]))
     t.same(byPath, {
       '/api/assets/photos/cat.png': ['image/png', 30, 20, 'photos'],
@@ -67,7 +67,7 @@ for (const kind of DATA_DIR_STORES) {
       '/api/assets/readme.txt': ['text/plain', null, null, ''],
       '/api/assets/logo.svg': ['image/svg+xml', 120, 80, '']
     })
-    t.equal(lib.list('default', { q: 'img' }).total, 1, 'a rebuilt upper-case name is found case-insensitively')
+    t.equal((await lib.list('default', { q: 'img' })).total, 1, 'a rebuilt upper-case name is found case-insensitively')
   })
 
   t.test(`${kind}: with environments each directory is scanned on its own`, async t => {
@@ -76,10 +76,10 @@ for (const kind of DATA_DIR_STORES) {
     mkdirSync(path.join(dataDir, 'assets', 'draft', 'x'), { recursive: true })
     writeFileSync(path.join(dataDir, 'assets', 'live', 'a.txt'), 'a')
     writeFileSync(path.join(dataDir, 'assets', 'draft', 'x', 'b.txt'), 'b')
-    const { lib } = library(t, kind, dataDir, ['live', 'draft'])
+    const { lib } = library(t, 'sqlite', dataDir, ['live', 'draft'], undefined, undefined, await assetRepository(t, kind, dataDir))
     await lib.open()
-    t.same(lib.list('live', {}).items.map(i => i.url), ['https://cms.example.com/api/assets/a.txt'])
-    t.same(lib.list('draft', {}).items.map(i => i.url), ['https://cms.example.com/api/assets/x/b.txt?_environment=draft'])
+    t.same((await lib.list('live', {})).items.map(i => i.url), ['https://cms.example.com/api/assets/a.txt'])
+    t.same((await lib.list('draft', {})).items.map(i => i.url), ['https://cms.example.com/api/assets/x/b.txt?_environment=draft'])
   })
 }
 
@@ -163,9 +163,9 @@ t.test('list parameters are checked', async t => {
   const { lib } = library(t, 'file', tempDir(t))
   await lib.open()
   for (const bad of [{ page: 0 }, { page: 1.5 }, { perPage: 0 }, { perPage: 1001 }, { folder: '../x' }, { page: '1e20' }, { page: 1e20 }, { perPage: '0x10' }]) {
-    t.throws(() => lib.list('default', bad), { code: 'BAD_REQUEST' }, JSON.stringify(bad))
+    await t.rejects(lib.list('default', bad), { code: 'BAD_REQUEST' }, JSON.stringify(bad))
   }
-  t.match(lib.list('default', {}), { items: [], total: 0, page: 1, per_page: 20, pages: 0 })
+  t.match(await lib.list('default', {}), { items: [], total: 0, page: 1, per_page: 20, pages: 0 })
 })
 
 t.test('locate remembers a file briefly; API changes are seen at once', async t => {

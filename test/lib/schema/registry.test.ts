@@ -3,19 +3,20 @@ import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { CmsError } from '../../../lib/errors.js'
-import { SchemaFileRegistry } from '../../../lib/schema/registry.js'
+import { KeyedMutex } from '../../../lib/mutex.js'
+import { SchemaFileRegistry, type SchemaWriteLock } from '../../../lib/schema/registry.js'
 
 interface Logged { level: string, obj: object, msg: string }
 
-function setup (t: Test, files: Record<string, unknown> = {}): { registry: SchemaFileRegistry, dir: string, logs: Logged[] } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lectern-registry-'))
+function setup (t: Test, files: Record<string, unknown> = {}, shared?: { dir: string, lock: SchemaWriteLock }): { registry: SchemaFileRegistry, dir: string, logs: Logged[] } {
+  const dir = shared?.dir ?? mkdtempSync(path.join(os.tmpdir(), 'lectern-registry-'))
   t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   for (const [file, content] of Object.entries(files)) {
     writeFileSync(path.join(dir, file), typeof content === 'string' ? content : JSON.stringify(content, null, 2))
   }
   const logs: Logged[] = []
   const log = (level: string) => (obj: object, msg: string) => { logs.push({ level, obj, msg }) }
-  const registry = new SchemaFileRegistry({ typesDir: dir, log: { info: log('info'), warn: log('warn'), error: log('error') } })
+  const registry = new SchemaFileRegistry({ typesDir: dir, log: { info: log('info'), warn: log('warn'), error: log('error') }, ...(shared === undefined ? {} : { lock: shared.lock }) })
   return { registry, dir, logs }
 }
 
@@ -214,6 +215,59 @@ t.test('writes are serialized: concurrent creates of one name give one success a
   t.equal(registry.collection('author')?.schema.description, 'v7', 'memory agrees with the disk')
   t.strictSame(readdirSync(dir), ['author.json'], 'no temp files')
   await registry.idle()
+})
+
+/** What the PostgreSQL advisory lock is to processes, for registries of one process: one holder at a time, counted. */
+function sharedLock (): SchemaWriteLock & { taken: number, holders: number, most: number } {
+  const mutex = new KeyedMutex()
+  const lock = {
+    taken: 0,
+    holders: 0,
+    most: 0,
+    run: async <T>(task: () => Promise<T>): Promise<T> => await mutex.run('schemas', async () => {
+      lock.taken++
+      lock.most = Math.max(lock.most, ++lock.holders)
+      try {
+        return await task()
+      } finally {
+        lock.holders--
+      }
+    })
+  }
+  return lock
+}
+
+t.test('with a shared types directory: writes take the lock and decide against the directory as it is now', async t => {
+  const lock = sharedLock()
+  const first = setup(t, {}, { dir: mkdtempSync(path.join(os.tmpdir(), 'lectern-registry-')), lock })
+  const second = setup(t, {}, { dir: first.dir, lock })
+  await first.registry.load()
+  await second.registry.load()
+  t.equal(lock.taken, 2, 'the start-up read (and its temp file sweep) holds the lock')
+
+  // Racing creates of one name from two "processes": one wins, the other sees its file.
+  const results = await Promise.allSettled([first.registry.create(author), second.registry.create(author), first.registry.create(author), second.registry.create(author)])
+  t.equal(results.filter(r => r.status === 'fulfilled').length, 1, 'one create of the name succeeds')
+  t.ok(results.filter(r => r.status === 'rejected').every(r => (r.reason as CmsError).code === 'CONFLICT'), 'the others are CONFLICT')
+  t.equal(lock.most, 1, 'never two holders at once')
+
+  // The second has not heard of `seo` (no reload): its write reads the directory first.
+  writeFileSync(path.join(first.dir, 'seo.json'), JSON.stringify(seo))
+  await second.registry.create(post)
+  t.equal(second.registry.collection('post')?.schema.fields.meta_title?.field_type, 'string', 'the parent written by the other is known to the write')
+  await first.registry.remove('post')
+  await rejectsWith(t, second.registry.update('post', post), 'NOT_FOUND')
+  t.strictSame(readdirSync(first.dir).sort(), ['author.json', 'seo.json'], 'no temp files')
+})
+
+t.test('reload reads the directory again and leaves temp files alone (another process may be writing)', async t => {
+  const { registry, dir } = setup(t, { 'author.json': author })
+  await registry.load()
+  writeFileSync(path.join(dir, '.write.in-progress.tmp'), '{')
+  writeFileSync(path.join(dir, 'seo.json'), JSON.stringify(seo))
+  await registry.reload()
+  t.strictSame(registry.names(), ['author', 'seo'])
+  t.ok(readdirSync(dir).includes('.write.in-progress.tmp'), 'the temp file stays')
 })
 
 t.test('a file-system failure is a generic internal error, logged', async t => {
