@@ -27,16 +27,16 @@ import { jsonbText, numbered, pgText, postgresDialect } from '../query/postgres-
 import { sqlBuilder, type Params } from '../query/sql.js'
 import { searchText } from '../query/values.js'
 import {
-  checkUniqueHolders, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
-  silentLogger, slugTaken, timestamps, uniqueValues, type StoreLogger, type StoreOptions,
-  indexedFields, type Applied, type DeleteOperation, type Pending as PendingWrite, type WriteOperation
+  frozenEntry, isEntryStatus, isLookupValue, silentLogger, timestamps, uniqueValues, type StoreLogger, type StoreOptions,
+  indexedFields, type Applied, type Pending as PendingWrite
 } from './common.js'
+import { decideWrite, holderSql, writeStatement, type PgOperation, type PgWriteOperation, type WriteRow } from './postgres-write.js'
 import { assertStoredSlug, checkBucket, isCollectionName, isSlug } from './names.js'
-import { entryChange, storeChangeLogOptions } from './changes/common.js'
+import { storeChangeLogOptions } from './changes/common.js'
 import { PostgresChangeLog, type Queryable } from './changes/postgres.js'
 import { MIGRATIONS } from './postgres-schema.js'
 import type { ChangeLog } from '../../types/changes.js'
-import type { FieldRef, KeysetPosition, ListQuery } from '../../types/query.js'
+import type { KeysetPosition, ListQuery } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
@@ -71,14 +71,7 @@ interface EntryRow {
   doc: string
 }
 
-/** A create or update as queued, with its data's JSONB text (jsonbText). */
-interface PgWriteOperation extends WriteOperation {
-  jsonb: string
-}
-
-type Operation = PgWriteOperation | DeleteOperation
-
-type Pending = PendingWrite<Operation>
+type Pending = PendingWrite<PgOperation>
 
 /** What open learns of the schema it works in: the names its locks and announcements are derived from. */
 interface Identity {
@@ -414,13 +407,10 @@ export class PostgresStore implements ContentStore {
 
   /** The slug of another row holding `value` at `dottedPath` (through the unique field's expression index), as `db` sees them. */
   private async holder (db: Queryable, environment: string, collection: string, locale: string, dottedPath: string, value: string | number | boolean, excludeSlug: string | null): Promise<string | null> {
-    const field: FieldRef = { name: dottedPath, path: dottedPath.split('.'), system: false, kind: lookupKind(value), array: false }
-    const params: Params = [environment, collection, locale]
-    const key = sql.keySql(field, params)
-    params.push(sql.bindKey(field, value), excludeSlug ?? '')
-    const text = `SELECT slug FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND ${key} = ? AND slug <> ? LIMIT 1`
+    const params: Params = []
+    const text = `SELECT ${holderSql({ environment, collection, locale }, dottedPath, value, excludeSlug, params)} AS slug`
     const { rows } = await db.query(numbered(text, params), params)
-    return (rows[0] as { slug: string } | undefined)?.slug ?? null
+    return (rows[0] as { slug: string | null } | undefined)?.slug ?? null
   }
 
   async list (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
@@ -570,7 +560,7 @@ export class PostgresStore implements ContentStore {
     return { entry: frozenEntry(input.slug, input.status, JSON.parse(op.json), createdAt, at), seq: seq as number }
   }
 
-  private async enqueue (op: Operation): Promise<Applied> {
+  private async enqueue (op: PgOperation): Promise<Applied> {
     if (this.pool === null) throw new Error('the PostgreSQL store is not open')
     return await new Promise((resolve, reject) => {
       this.queue.push({ op, resolve, reject })
@@ -587,18 +577,14 @@ export class PostgresStore implements ContentStore {
     this.queue = []
     if (batch.length === 0) return
     try {
-      await this.locked(async client => {
-        // Each write's end (RELEASE or ROLLBACK TO its savepoint) travels with the next write's statements.
-        const ends: Array<Promise<Settled<unknown>>> = []
-        for (const p of batch) ends.push((await this.applyInSavepoint(client, p)).end)
-        for (const end of ends) unwrap(await end)
-      })
+      await this.locked(async client => { await this.applyAll(client, batch) })
     } catch (err) {
       // The transaction failed as a whole (the database went away, or COMMIT failed): nothing of it is stored.
       this.log.error({ err: storeError(err), writes: batch.length }, 'write transaction failed')
       for (const p of batch) p.reject(storeError(err))
       return
     }
+    this.openChangeLog().written()
     for (const p of batch) {
       // Only a write that changed something: not one refused in its savepoint, nor a delete of nothing.
       if (p.result?.ok === true && p.result.value.seq !== null) this.noteChange(p.op.scope.environment, p.op.collection, p.op.scope.locale)
@@ -613,78 +599,67 @@ export class PostgresStore implements ContentStore {
   }
 
   /**
-   * One write in its savepoint, its statements pipelined (node-postgres `pipeline`: one round
-   * trip): a refusal or a failed statement undoes it alone (ROLLBACK TO), an unreachable database
-   * ends the batch. Returns the savepoint's end, sent but not awaited.
+   * Every write of the batch, each in its savepoint (SAVEPOINT, its one statement, RELEASE), all
+   * sent at once (node-postgres `pipeline`: one round trip): a refusal writes nothing and is no
+   * error (postgres-write.ts), so no write waits for the one before. A statement that fails
+   * otherwise aborts the transaction until its savepoint is rolled back: it alone fails, and the
+   * writes sent after it, refused by the aborted transaction, are sent again.
    */
-  private async applyInSavepoint (client: Queryable, p: Pending): Promise<{ end: Promise<Settled<unknown>> }> {
-    const savepoint = settled(client.query('SAVEPOINT write'))
-    try {
-      const value = await this.apply(client, p.op)
-      unwrap(await savepoint)
-      p.result = { ok: true, value }
-      return { end: settled(client.query('RELEASE SAVEPOINT write')) }
-    } catch (error) {
-      if (isUnreachable(error)) throw error
-      unwrap(await savepoint)
-      p.result = error === NOTHING_DELETED ? { ok: true, value: { seq: null } } : { ok: false, error }
-      return { end: settled(client.query('ROLLBACK TO SAVEPOINT write')) }
+  private async applyAll (client: Queryable, batch: Pending[]): Promise<void> {
+    let rest = batch
+    while (rest.length > 0) {
+      const sent = rest.map(p => this.send(client, p))
+      const failed = await decideSent(rest, sent)
+      if (failed === -1) return
+      unwrap(await settled(client.query('ROLLBACK TO SAVEPOINT write')))
+      unwrap(await settled(client.query('RELEASE SAVEPOINT write')))
+      rest = rest.slice(failed + 1)
     }
   }
 
-  /**
-   * A write's statements, sent together: for a create the unique lookups, the row, its record (a
-   * clash is reported before a taken slug); for an update the row, the lookups, its record (a
-   * missing entry before a clash); for a delete the row and its record. What a refusal wrote, the
-   * savepoint's rollback undoes.
-   */
-  private async apply (client: Queryable, op: Operation): Promise<Applied> {
-    const key = [op.scope.environment, op.collection, op.locale, op.slug]
-    switch (op.kind) {
-      case 'create': {
-        const holders = settled(this.holders(client, op))
-        const row = settled(client.query(`INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, doc, data, search)
-          VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8::jsonb, $9)`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
-        const seq = settled(this.record(client, op, op.status))
-        checkUniqueHolders(unwrap(await holders))
-        const inserted = await row
-        if (!inserted.ok) throw (inserted.error as { code?: string }).code === '23505' ? slugTaken(op.slug, op.collection) : inserted.error
-        return { seq: unwrap(await seq) }
-      }
-      case 'update': {
-        const row = settled(client.query(`UPDATE entries SET status = $5, updated_at = $6, doc = $7, data = $8::jsonb, search = $9
-          WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4 RETURNING created_at`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
-        const holders = settled(this.holders(client, op))
-        const seq = settled(this.record(client, op, op.status))
-        const updated = unwrap(await row).rows[0] as { created_at: string } | undefined
-        if (updated === undefined) throw entryMissing(op.slug, op.collection)
-        checkUniqueHolders(unwrap(await holders))
-        return { createdAt: updated.created_at, seq: unwrap(await seq) }
-      }
-      case 'delete': {
-        const row = settled(client.query('DELETE FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4', key))
-        const seq = settled(this.record(client, op, null))
-        // Nothing deleted: no change, and the record goes with the savepoint's rollback.
-        if (unwrap(await row).rowCount === 0) throw NOTHING_DELETED
-        return { seq: unwrap(await seq) }
-      }
+  /** Sends one write's savepoint, statement and release, without waiting for them. */
+  private send (client: Queryable, p: Pending): Sent {
+    const { text, values } = writeStatement(p.op, (gate, change, params) => this.openChangeLog().recordCtes(gate, change, params))
+    return {
+      savepoint: settled(client.query('SAVEPOINT write')),
+      statement: settled(client.query(numbered(text, values), values)),
+      release: settled(client.query('RELEASE SAVEPOINT write'))
     }
-  }
-
-  /** The unique rule's lookups, inside the write's savepoint: every committed row and the batch's earlier writes count. */
-  private async holders (client: Queryable, op: PgWriteOperation): Promise<Array<[string, string | null]>> {
-    return await Promise.all(op.unique.map(async ([path, value]) =>
-      [path, await this.holder(client, op.scope.environment, op.collection, op.locale, path, value, op.slug)] as [string, string | null]))
-  }
-
-  private async record (client: Queryable, op: Operation, status: EntryStatus | null): Promise<number> {
-    const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
-    return await this.openChangeLog().record(client, entryChange(key, status === null ? null : { status, updatedAt: op.at }, op.at))
   }
 }
 
-/** A delete that found no row: undone like a refusal, answered with a null seq. */
-const NOTHING_DELETED = new Error('nothing to delete')
+interface Sent {
+  savepoint: Promise<Settled<unknown>>
+  statement: Promise<Settled<pg.QueryResult>>
+  release: Promise<Settled<unknown>>
+}
+
+/**
+ * Sets each write's result from its statement's row, in order, up to the first statement that
+ * failed (not a refusal: an error). Returns that write's index, once every statement sent with it
+ * has answered, or -1. An unreachable database throws: the batch ends.
+ */
+async function decideSent (batch: Pending[], sent: Sent[]): Promise<number> {
+  for (let i = 0; i < batch.length; i++) {
+    const p = batch[i] as Pending
+    const { savepoint, statement, release } = sent[i] as Sent
+    const outcome = await statement
+    if (!outcome.ok) {
+      if (isUnreachable(outcome.error)) throw outcome.error
+      p.result = { ok: false, error: outcome.error }
+      await Promise.all(sent.slice(i).flatMap(s => [s.savepoint, s.statement, s.release]))
+      return i
+    }
+    unwrap(await savepoint)
+    try {
+      p.result = { ok: true, value: decideWrite(p.op, outcome.value.rows[0] as WriteRow) }
+    } catch (error) {
+      p.result = { ok: false, error }
+    }
+    unwrap(await release)
+  }
+  return -1
+}
 
 type Settled<T> = { ok: true, value: T } | { ok: false, error: unknown }
 

@@ -74,6 +74,36 @@ t.test('postgres store', async t => {
     t.same(titles, ['T0', 'T1', 'T2', 'T3'])
   })
 
+  t.test('a batch sent at once: a write that fails (not a refusal) fails alone, the writes after it are sent again', async t => {
+    const [store] = await opened(t, 1) as [PostgresStore]
+    await store.prepareCollection(schema)
+    await store.create(scope, 'posts', input('taken', { title: 'held' }, ['title']))
+    // A title too long for a btree entry: its index refuses it with an error (54000), which aborts the transaction.
+    const huge = Array.from({ length: 12_000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('')
+    const writes = [
+      store.create(scope, 'posts', input('first', { title: 'a' }, ['title'])),
+      store.create(scope, 'posts', input('clash', { title: 'held' }, ['title'])),
+      store.create(scope, 'posts', input('huge', { title: huge }, ['title'])),
+      store.create(scope, 'posts', input('taken', { title: 'b' }, ['title'])),
+      store.update(scope, 'posts', input('nobody', { title: 'c' }, ['title'])),
+      store.create(scope, 'posts', input('last', { title: 'd' }, ['title'])),
+      store.delete(scope, 'posts', 'nothing')
+    ]
+    const [first, clash, failed, taken, missing, last, nothing] = await Promise.allSettled(writes)
+    t.equal(first?.status, 'fulfilled')
+    t.equal((clash as PromiseRejectedResult).reason.code, 'VALIDATION_FAILED', 'a refusal before the failure')
+    t.equal(failed?.status, 'rejected')
+    t.notOk((failed as PromiseRejectedResult).reason instanceof CmsError, 'the failure is its own error')
+    t.equal((taken as PromiseRejectedResult).reason.code, 'CONFLICT', 'the rules still decide the writes sent again')
+    t.equal((missing as PromiseRejectedResult).reason.code, 'NOT_FOUND')
+    t.equal(nothing?.status === 'fulfilled' ? nothing.value : undefined, null, 'a delete of nothing: no seq')
+    const seqs = [first, last].map(o => (o as PromiseFulfilledResult<StoredWrite>).value.seq)
+    t.same(seqs, [2, 3], 'refused and failed writes take no seq')
+    t.notOk(await store.get(scope, 'posts', 'huge'))
+    t.equal((await store.get(scope, 'posts', 'last'))?.data.title, 'd')
+    t.equal((await store.changes.since(0, 10, { environment: 'default', locale: null })).records.length, 3)
+  })
+
   t.test('seqs over two writing stores: a reader following since() never skips one', async t => {
     const [one, two, reader] = await opened(t, 3) as [PostgresStore, PostgresStore, PostgresStore]
     const filter = { environment: 'default', locale: null }
