@@ -345,32 +345,44 @@ export class PostgresStore implements ContentStore {
    * key expressions the builder writes (so the planner matches them): as SQLite's, its scalar
    * fields, the default_sort field in its default direction, its unique fields. Stale ones are
    * dropped. Under the write lock, so processes preparing at once do not race on the catalogue.
+   * Beside them, statistics on each key expression (CREATE STATISTICS): the planner ignores a
+   * partial index's own, so without them it guesses how many rows a filter matches (0.5% for any
+   * value) and picks the wrong index.
    */
   async prepareCollection (schema: ResolvedSchema): Promise<void> {
     const collection = schema.name
     if (!isCollectionName(collection)) return
-    // One call for close to wait for, its two steps included.
-    await this.guard(async () => { await this.applyIndexes(collection, wantedIndexes(schema)) })
+    // One call for close to wait for, its steps included.
+    await this.guard(async () => {
+      const { indexes, statistics } = wantedIndexes(schema)
+      const made = await this.applyDdl(collection, 'index', indexes) + await this.applyDdl(collection, 'statistics', statistics)
+      // New statistics are empty until gathered; an index on rows already there wants them now.
+      if (made > 0) this.analyzeSoon()
+    })
   }
 
-  /** Makes the collection's indexes those of `wanted` (name → CREATE INDEX), on a connection of its own. */
-  private async applyIndexes (collection: string, wanted: Map<string, string>): Promise<void> {
-    const { rows } = await this.query('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND starts_with(indexname, ?)', ['entries', indexPrefix(collection)])
-    const existing = rows.map(row => (row as { indexname: string }).indexname)
+  /** Makes the collection's indexes (or statistics) those of `wanted` (name → CREATE statement), on a connection of its own; returns how many it made. */
+  private async applyDdl (collection: string, kind: 'index' | 'statistics', wanted: Map<string, string>): Promise<number> {
+    const prefix = kind === 'index' ? indexPrefix(collection) : statisticsPrefix(collection)
+    const { rows } = await this.query(kind === 'index'
+      ? "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'entries' AND starts_with(indexname, ?)"
+      : 'SELECT stxname AS name FROM pg_statistic_ext WHERE stxnamespace = current_schema()::regnamespace AND starts_with(stxname, ?)', [prefix])
+    const existing = rows.map(row => (row as { name: string }).name)
     const drop = existing.filter(name => !wanted.has(name))
     const create = [...wanted].filter(([name]) => !existing.includes(name)).map(([, ddl]) => ddl)
-    if (drop.length === 0 && create.length === 0) return
+    if (drop.length === 0 && create.length === 0) return 0
     const started = Date.now()
     const client = await this.ddlClient()
     try {
       await inLockedTransaction(client, this.identity?.writeLock, async db => {
-        for (const name of drop) await db.query(`DROP INDEX IF EXISTS "${name}"`)
+        for (const name of drop) await db.query(`DROP ${kind === 'index' ? 'INDEX' : 'STATISTICS'} IF EXISTS "${name}"`)
         for (const ddl of create) await db.query(ddl)
       })
     } finally {
       await client.end()
     }
-    this.log.info({ collection, indexes: wanted.size, ms: Date.now() - started }, 'collection indexes prepared')
+    this.log.info({ collection, [kind]: wanted.size, ms: Date.now() - started }, `collection ${kind} prepared`)
+    return create.length
   }
 
   // ---- reads ---------------------------------------------------------------------------------
@@ -740,25 +752,36 @@ async function inLockedTransaction<T> (client: Queryable, writeLock: string | un
   }
 }
 
-/** The expression indexes a collection's schema asks for: name → CREATE INDEX statement (the fields: common.ts `indexedFields`). */
-function wantedIndexes (schema: ResolvedSchema): Map<string, string> {
+/**
+ * The expression indexes a collection's schema asks for (the fields: common.ts `indexedFields`)
+ * and the statistics on their keys: name → CREATE statement.
+ */
+function wantedIndexes (schema: ResolvedSchema): { indexes: Map<string, string>, statistics: Map<string, string> } {
   const collection = schema.name
-  const wanted = new Map<string, string>()
+  const indexes = new Map<string, string>()
+  const statistics = new Map<string, string>()
   for (const { field, direction } of indexedFields(schema)) {
     const key = sql.indexKeySql(field.path, field.kind)
-    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) continue
+    if (key === null || indexes.size >= MAX_COLLECTION_INDEXES) continue
     // The order ORDER BY writes (sql.ts `orderSql`), nulls included, so the index yields it.
     const columns = `environment, locale, (${key}) ${direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}, slug`
     const name = `${indexPrefix(collection)}${shortHash(columns)}`
     // DDL takes no parameters: the collection is a checked name (names.ts), the key our own expression.
-    wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
+    indexes.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
+    const stats = `${statisticsPrefix(collection)}${shortHash(key)}`
+    statistics.set(stats, `CREATE STATISTICS IF NOT EXISTS "${stats}" ON (${key}) FROM entries`)
   }
-  return wanted
+  return { indexes, statistics }
 }
 
 /** The names of a collection's indexes start with this (PostgreSQL names are at most 63 bytes: the collection is hashed). */
 function indexPrefix (collection: string): string {
   return `lx_${shortHash(collection)}_`
+}
+
+/** The names of the statistics on a collection's keys start with this. */
+function statisticsPrefix (collection: string): string {
+  return `lxs_${shortHash(collection)}_`
 }
 
 function shortHash (text: string): string {

@@ -9,7 +9,7 @@ import { CmsError } from '../../../lib/errors.js'
 import { PostgresStore, isUnreachable } from '../../../lib/store/postgres.js'
 import { MIGRATIONS } from '../../../lib/store/postgres-schema.js'
 import { parseListQuery } from '../../../lib/query/parse.js'
-import { postgresDialect } from '../../../lib/query/postgres-dialect.js'
+import { numbered, postgresDialect } from '../../../lib/query/postgres-dialect.js'
 import { sqlBuilder } from '../../../lib/query/sql.js'
 import type { StoreOptions } from '../../../lib/store/index.js'
 import type { Filter } from '../../../types/query.js'
@@ -254,6 +254,8 @@ t.test('postgres store', async t => {
     t.teardown(() => client.end())
     const { rows } = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'lx%'")
     t.equal(rows.length, 2, 'views (the default sort, descending) and title (unique, ascending): made once')
+    const statistics = await client.query("SELECT stxname FROM pg_statistic_ext WHERE stxnamespace = current_schema()::regnamespace AND stxname LIKE 'lxs%'")
+    t.equal(statistics.rows.length, 2, 'and statistics on each key')
     // On a table this small the planner would rather scan: forbid it, so the plan shows whether an index fits.
     await client.query('SET enable_seqscan = off')
     await client.query('SET enable_bitmapscan = off')
@@ -265,6 +267,30 @@ t.test('postgres store', async t => {
       t.match(plan, /Index Scan using lx_/, `${label}: ${plan.split('\n')[1] ?? ''}`)
       if (label === 'default sort') t.notMatch(plan, /Sort/, 'no sort: the index yields the order')
     }
+  })
+
+  t.test('statistics on the keys: the planner knows how many rows a filter matches, and walks the sort\'s index', async t => {
+    const [store] = await opened(t, 1) as [PostgresStore]
+    const shop: ResolvedSchema = { ...schema, name: 'items', fields: { category: { field_type: 'string' }, score: { field_type: 'integer' } }, default_sort: 'score' }
+    await store.prepareCollection(shop)
+    const categories = ['news', 'guides', 'events', 'opinion', 'releases']
+    await Promise.all(Array.from({ length: 3000 }, async (_, i) =>
+      await store.create(scope, 'items', input(`i${i}`, { category: categories[i % 5], score: (i * 7919) % 1000 }))))
+    const client = new pg.Client({ connectionString: (store as unknown as { url: string }).url })
+    await client.connect()
+    t.teardown(() => client.end())
+    await client.query('ANALYZE entries')
+    const query = parseListQuery({ category: 'news', 'score[gte]': '100', _sort: '-score', _per_page: '20' }, shop, { seesDrafts: true })
+    const sql = sqlBuilder(postgresDialect)
+    const params: unknown[] = ['default', 'items', '']
+    const where = ['environment = ? AND collection = ? AND locale = ?', ...sql.conditionsSql(query, params)].join(' AND ')
+    const text = numbered(`EXPLAIN SELECT slug FROM entries WHERE ${where} ORDER BY ${sql.orderSql(query.sort, [])} LIMIT 20`, params)
+    const plan = (await client.query(text, params)).rows.map(r => (r as Record<string, string>)['QUERY PLAN']).join('\n')
+    const scan = /Index Scan using (\S+)/.exec(plan)?.[1]
+    const scoreIndex = (await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'lx%' AND indexdef LIKE '%score%'")).rows[0] as { indexname: string }
+    t.equal(scan, scoreIndex.indexname, `the score index, walked in order: ${plan.split('\n')[0] ?? ''}`)
+    t.notMatch(plan, /Sort/, 'no sort')
+    t.match(plan, /rows=(\d{3,})/, 'a filter matching about a fifth of the rows is estimated so')
   })
 
   t.test('isUnreachable tells connection failures from statement failures', async t => {
