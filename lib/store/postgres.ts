@@ -24,6 +24,7 @@ import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import { CmsError } from '../errors.js'
 import { jsonbText, numbered, pgText, postgresDialect } from '../query/postgres-dialect.js'
+import { positionOf } from '../query/keyset.js'
 import { sqlBuilder, type Params } from '../query/sql.js'
 import { searchText } from '../query/values.js'
 import {
@@ -58,7 +59,7 @@ const DDL_TIMEOUT_MS = 600_000
 const MAX_COLLECTION_INDEXES = 24
 const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, doc'
 const ENTRIES_PAGE = 500
-/** List counts kept (see `counts`). */
+/** List counts kept (see `counts`), and page ends (`pageEnds`). */
 const COUNTS_KEPT = 1000
 /** Writes after which the planner's statistics are gathered again, at least (and at least the rows they were gathered over). */
 const ANALYZE_WRITES = 1000
@@ -127,6 +128,8 @@ export class PostgresStore implements ContentStore {
    * not kept.
    */
   private readonly counts = new LRUCache<string, { revision: number, count: number }>({ max: COUNTS_KEPT })
+  /** Where numbered pages ended (`page`), each with its bucket's revision then, as `counts`. */
+  private readonly pageEnds = new LRUCache<string, { revision: number, position: KeysetPosition }>({ max: COUNTS_KEPT })
   /** Rows written since the planner's statistics were last gathered (ANALYZE), and rows then. */
   private writesSinceAnalyze = 0
   private analyzedRows = 0
@@ -434,16 +437,38 @@ export class PostgresStore implements ContentStore {
   private async listNow (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     const params: Params = [scope.environment, collection, localeKey(scope)]
     const where = ['environment = ? AND collection = ? AND locale = ?', ...sql.conditionsSql(query, params)].join(' AND ')
-    if (query.after !== null) return await this.listAfter(scope, collection, query, query.after, where, params)
+    const counting = this.count(scope, collection, where, params)
+    if (query.after !== null) {
+      const rows = await this.rowsAfter(query, query.after, where, params, query.perPage + 1)
+      // One more row than the page tells whether more follow.
+      const more = rows.length > query.perPage
+      return { items: (more ? rows.slice(0, query.perPage) : rows).map(toEntry), total: await counting, more }
+    }
+    return { items: await this.page(scope, collection, query, where, params), total: await counting }
+  }
+
+  /**
+   * A numbered page's rows. Where the page before it ended is known (this store served it, and
+   * the bucket has not been written since: its revision), the page is read as a keyset page from
+   * there, so a pull reading page after page reads each row once, rather than walking every row
+   * before the page again (OFFSET, and the sort key of each of them computed).
+   */
+  private async page (scope: Scope, collection: string, query: ListQuery, where: string, params: Params): Promise<StoredEntry[]> {
+    const revision = this.revision(scope, collection)
     const orderParams: Params = []
     const order = sql.orderSql(query.sort, orderParams)
     const offset = (query.page - 1) * query.perPage
-    const pageParams = [...params, ...orderParams, query.perPage, offset]
-    const [total, page] = await Promise.all([
-      this.count(scope, collection, where, params),
-      this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, pageParams)
-    ])
-    return { items: (page.rows as EntryRow[]).map(toEntry), total }
+    const endKey = (at: number): string => `${where}\u0000${JSON.stringify(params)}\u0000${order}\u0000${JSON.stringify(orderParams)}\u0000${at}`
+    const from = offset > 0 ? this.pageEnds.get(endKey(offset)) : undefined
+    const rows = from?.revision === revision
+      ? await this.rowsAfter(query, from.position, where, params, query.perPage)
+      : (await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, ...orderParams, query.perPage, offset])).rows as EntryRow[]
+    const items = rows.map(toEntry)
+    const last = items.at(-1)
+    if (last !== undefined && this.revision(scope, collection) === revision) {
+      this.pageEnds.set(endKey(offset + items.length), { revision, position: positionOf(last, query.sort) })
+    }
+    return items
   }
 
   private async count (scope: Scope, collection: string, where: string, params: Params): Promise<number> {
@@ -457,20 +482,18 @@ export class PostgresStore implements ContentStore {
     return count
   }
 
-  /** A keyset page (contract §10): the matches after the position, segment by segment (sql.ts `afterSegments`); one more row tells whether more follow. */
-  private async listAfter (scope: Scope, collection: string, query: ListQuery, position: KeysetPosition, where: string, params: Params): Promise<ListResult> {
+  /** Up to `wanted` matches after the position (contract §10), segment by segment (sql.ts `afterSegments`). */
+  private async rowsAfter (query: ListQuery, position: KeysetPosition, where: string, params: Params, wanted: number): Promise<EntryRow[]> {
     const orderParams: Params = []
     const order = sql.orderSql(query.sort, orderParams)
-    const counting = this.count(scope, collection, where, params)
     const rows: EntryRow[] = []
     for (const segment of sql.afterSegments(query.sort, position)) {
-      const wanted = query.perPage + 1 - rows.length
-      if (wanted <= 0) break
-      const values = [...params, ...segment.params, ...orderParams, wanted]
+      const missing = wanted - rows.length
+      if (missing <= 0) break
+      const values = [...params, ...segment.params, ...orderParams, missing]
       rows.push(...(await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} AND ${segment.sql} ORDER BY ${order} LIMIT ?`, values)).rows as EntryRow[])
     }
-    const more = rows.length > query.perPage
-    return { items: (more ? rows.slice(0, query.perPage) : rows).map(toEntry), total: await counting, more }
+    return rows
   }
 
   async * entries (): AsyncIterable<StoredLocation> {

@@ -293,6 +293,36 @@ t.test('postgres store', async t => {
     t.match(plan, /rows=(\d{3,})/, 'a filter matching about a fifth of the rows is estimated so')
   })
 
+  t.test('numbered pages read one after the other: each continues where the last ended, the same pages as OFFSET reads', async t => {
+    const [store, fresh] = await opened(t, 2) as [PostgresStore, PostgresStore]
+    await store.prepareCollection(schema)
+    // Ties and missing values in the sort key (views, descending): the slug decides, and no value comes last.
+    await Promise.all(Array.from({ length: 40 }, async (_, i) =>
+      await store.create(scope, 'posts', input(`p${String(i).padStart(2, '0')}`, i % 9 === 0 ? {} : { views: i % 4 }))))
+    const texts: string[] = []
+    const spied = store as unknown as { query: (text: string, values: unknown[]) => Promise<unknown> }
+    const query = spied.query.bind(store)
+    spied.query = async (text, values) => { texts.push(text); return await query(text, values) }
+    const pageOf = async (of: PostgresStore, page: number, filters: Record<string, string> = {}): Promise<string[]> =>
+      (await of.list(scope, 'posts', parseListQuery({ ...filters, _per_page: '7', _page: String(page) }, schema, { seesDrafts: true }))).items.map(e => e.slug)
+    // Six pages of 7, the last one holding 5.
+    const walked: string[][] = []
+    for (let page = 1; page <= 6; page++) walked.push(await pageOf(store, page))
+    t.equal(texts.filter(text => text.includes('OFFSET')).length, 1, 'only the first page walked by offset')
+    // The other store reads each page by its offset: last page first, so it never continues one.
+    const offsets: string[][] = []
+    for (let page = 6; page >= 1; page--) offsets.unshift(await pageOf(fresh, page))
+    t.same(walked, offsets, 'the same pages')
+    t.equal(walked.flat().length, 40)
+    t.same(await pageOf(store, 3, { 'views[gte]': '1' }), await pageOf(fresh, 3, { 'views[gte]': '1' }), 'another query: its own pages')
+    // A write moves the bucket's revision: the next page is read by its offset again, and sees the write.
+    await store.create(scope, 'posts', input('a-first', { views: 9 }))
+    fresh.noteChange(scope.environment, 'posts', scope.locale)
+    texts.length = 0
+    t.same(await pageOf(store, 2), await pageOf(fresh, 2), 'after a write: the page as it is now')
+    t.equal(texts.filter(text => text.includes('OFFSET')).length, 1, 'read by its offset')
+  })
+
   t.test('isUnreachable tells connection failures from statement failures', async t => {
     t.ok(isUnreachable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })))
     t.ok(isUnreachable(Object.assign(new Error('terminating connection'), { code: '57P01' })))
