@@ -55,10 +55,18 @@ const QUERY_TIMEOUT_MS = 15_000
 const PING_TIMEOUT_MS = 2000
 /** Index builds and migrations: a large table takes time. */
 const DDL_TIMEOUT_MS = 600_000
+/** The first server_version_num with statistics on expressions (PostgreSQL 14). */
+const STATISTICS_ON_EXPRESSIONS = 140000
 /** Expression indexes per collection at most (as SQLite's): each one costs every write to the collection. */
 const MAX_COLLECTION_INDEXES = 24
 const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, doc'
 const ENTRIES_PAGE = 500
+/**
+ * The reads by key, prepared (see `prepared`): their one plan, the key's unique index, is what a
+ * planner given the values would choose too.
+ */
+const GET_ENTRY = { name: 'lectern_get_entry', text: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4` }
+const GET_ENTRIES = { name: 'lectern_get_entries', text: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = ANY($4::text[])` }
 /** List counts kept (see `counts`), and page ends (`pageEnds`). */
 const COUNTS_KEPT = 1000
 /** Writes after which the planner's statistics are gathered again, at least (and at least the rows they were gathered over). */
@@ -77,6 +85,8 @@ type Pending = PendingWrite<PgOperation>
 /** What open learns of the schema it works in: the names its locks and announcements are derived from. */
 interface Identity {
   schema: string
+  /** server_version_num: what the server can do (statistics on expressions: 14 and later). */
+  version: number
   writeLock: string
   channel: string
 }
@@ -197,10 +207,10 @@ export class PostgresStore implements ContentStore {
   private async whoAmI (pool: pg.Pool): Promise<Identity> {
     const { rows } = await pool.query(`SELECT current_schema() AS schema,
       hashtextextended('lectern:write:' || current_schema(), 0)::text AS write_lock,
-      ${CHANNEL_SQL} AS channel`)
-    const row = rows[0] as { schema: string | null, write_lock: string | null, channel: string | null }
+      ${CHANNEL_SQL} AS channel, current_setting('server_version_num')::int AS version`)
+    const row = rows[0] as { schema: string | null, write_lock: string | null, channel: string | null, version: number }
     if (row.schema === null || row.write_lock === null || row.channel === null) throw new Error('the database connection has no current schema: check search_path')
-    return { schema: row.schema, writeLock: row.write_lock, channel: row.channel }
+    return { schema: row.schema, writeLock: row.write_lock, channel: row.channel, version: row.version }
   }
 
   async close (): Promise<void> {
@@ -272,6 +282,11 @@ export class PostgresStore implements ContentStore {
   /** One statement on a pooled connection, numbered already (`$1`…). */
   private async run (text: string, values: unknown[] = []): Promise<pg.QueryResult> {
     return await this.guard(async () => await this.openPool().query(text, values))
+  }
+
+  /** One of the statements below, prepared once per connection (node-postgres `name`): parsed and planned once, not per call. */
+  private async prepared (statement: { name: string, text: string }, values: unknown[]): Promise<pg.QueryResult> {
+    return await this.guard(async () => await this.openPool().query({ ...statement, values }))
   }
 
   /**
@@ -350,7 +365,7 @@ export class PostgresStore implements ContentStore {
    * dropped. Under the write lock, so processes preparing at once do not race on the catalogue.
    * Beside them, statistics on each key expression (CREATE STATISTICS): the planner ignores a
    * partial index's own, so without them it guesses how many rows a filter matches (0.5% for any
-   * value) and picks the wrong index.
+   * value) and picks the wrong index (PostgreSQL 14 and later: 13 has no statistics on expressions).
    */
   async prepareCollection (schema: ResolvedSchema): Promise<void> {
     const collection = schema.name
@@ -358,7 +373,8 @@ export class PostgresStore implements ContentStore {
     // One call for close to wait for, its steps included.
     await this.guard(async () => {
       const { indexes, statistics } = wantedIndexes(schema)
-      const made = await this.applyDdl(collection, 'index', indexes) + await this.applyDdl(collection, 'statistics', statistics)
+      let made = await this.applyDdl(collection, 'index', indexes)
+      if ((this.identity?.version ?? 0) >= STATISTICS_ON_EXPRESSIONS) made += await this.applyDdl(collection, 'statistics', statistics)
       // New statistics are empty until gathered; an index on rows already there wants them now.
       if (made > 0) this.analyzeSoon()
     })
@@ -393,8 +409,7 @@ export class PostgresStore implements ContentStore {
   async get (scope: Scope, collection: string, slug: string): Promise<StoredEntry | undefined> {
     checkBucket(scope, collection)
     if (!isSlug(slug)) return undefined
-    const { rows } = await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND slug = ?`,
-      [scope.environment, collection, localeKey(scope), slug])
+    const { rows } = await this.prepared(GET_ENTRY, [scope.environment, collection, localeKey(scope), slug])
     const row = rows[0] as EntryRow | undefined
     return row === undefined ? undefined : toEntry(row)
   }
@@ -404,8 +419,7 @@ export class PostgresStore implements ContentStore {
     const out = new Map<string, StoredEntry>()
     const wanted = [...new Set(slugs.filter(slug => isSlug(slug)))]
     if (wanted.length === 0) return out
-    const { rows } = await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND slug = ANY(?::text[])`,
-      [scope.environment, collection, localeKey(scope), wanted])
+    const { rows } = await this.prepared(GET_ENTRIES, [scope.environment, collection, localeKey(scope), wanted])
     for (const row of rows as EntryRow[]) out.set(row.slug, toEntry(row))
     return out
   }
