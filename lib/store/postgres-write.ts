@@ -11,6 +11,7 @@
 // not happen), as the record does.
 import { postgresDialect } from '../query/postgres-dialect.js'
 import { sqlBuilder, type Params } from '../query/sql.js'
+import { isCollectionName } from './names.js'
 import { checkUniqueHolders, entryMissing, lookupKind, slugTaken, type Applied, type DeleteOperation, type WriteOperation } from './common.js'
 import type { Change } from '../../types/changes.js'
 import type { FieldRef } from '../../types/query.js'
@@ -50,11 +51,16 @@ function keyParams (op: PgOperation): unknown[] {
  * through the unique field's expression index (the key as the builder writes it), null when none.
  */
 export function holderSql (bucket: { environment: string, collection: string, locale: string }, dottedPath: string, value: string | number | boolean, excludeSlug: string | null, params: Params): string {
+  // The collection is written as a literal, as the index's own WHERE has it, so that a prepared
+  // statement's generic plan can use the partial index too (a bound value could be any
+  // collection). It is a checked name (names.ts: lower-case letters, digits and `_`), as the SQLite
+  // store writes it into its statements.
+  if (!isCollectionName(bucket.collection)) throw new Error(`not a collection name: ${bucket.collection}`)
   const field: FieldRef = { name: dottedPath, path: dottedPath.split('.'), system: false, kind: lookupKind(value), array: false }
-  params.push(bucket.environment, bucket.collection, bucket.locale)
+  params.push(bucket.environment, bucket.locale)
   const key = sql.keySql(field, params)
   params.push(sql.bindKey(field, value), excludeSlug ?? '')
-  return `(SELECT slug FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND ${key} = ? AND slug <> ? LIMIT 1)`
+  return `(SELECT slug FROM entries WHERE environment = ? AND collection = '${bucket.collection}' AND locale = ? AND ${key} = ? AND slug <> ? LIMIT 1)`
 }
 
 /** The CTE `held` (one row: each unique value's holder, h0, h1…) and the gate that lets the row be written only when none is held. */

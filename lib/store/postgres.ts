@@ -293,7 +293,7 @@ export class PostgresStore implements ContentStore {
    * A transaction holding the store's write lock (pg_advisory_xact_lock, released at its end):
    * every process sharing the schema writes one such transaction at a time.
    */
-  private async locked<T> (work: (client: Queryable) => Promise<T>): Promise<T> {
+  private async locked<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return await this.guard(async () => {
       const client = await this.openPool().connect()
       let failed = false
@@ -654,7 +654,7 @@ export class PostgresStore implements ContentStore {
    * otherwise aborts the transaction until its savepoint is rolled back: it alone fails, and the
    * writes sent after it, refused by the aborted transaction, are sent again.
    */
-  private async applyAll (client: Queryable, batch: Pending[]): Promise<void> {
+  private async applyAll (client: pg.PoolClient, batch: Pending[]): Promise<void> {
     let rest = batch
     while (rest.length > 0) {
       const sent = rest.map(p => this.send(client, p))
@@ -666,12 +666,17 @@ export class PostgresStore implements ContentStore {
     }
   }
 
-  /** Sends one write's savepoint, statement and release, without waiting for them. */
-  private send (client: Queryable, p: Pending): Sent {
+  /**
+   * Sends one write's savepoint, statement and release, without waiting for them. The statement
+   * is prepared once per connection and text (node-postgres `name`): after a few runs PostgreSQL
+   * keeps its generic plan, so a write is not planned again each time (planning took about as
+   * long as running it).
+   */
+  private send (client: pg.PoolClient, p: Pending): Sent {
     const { text, values } = writeStatement(p.op, (gate, change, params) => this.openChangeLog().recordCtes(gate, change, params))
     return {
       savepoint: settled(client.query('SAVEPOINT write')),
-      statement: settled(client.query(numbered(text, values), values)),
+      statement: settled(client.query({ name: `lectern_write_${shortHash(text)}`, text: numbered(text, values), values })),
       release: settled(client.query('RELEASE SAVEPOINT write'))
     }
   }
@@ -775,7 +780,7 @@ async function migrate (client: pg.Client, schema: string, log: StoreLogger): Pr
 }
 
 /** `work` in a transaction holding the store's write lock (pg_advisory_xact_lock, released when it ends). */
-async function inLockedTransaction<T> (client: Queryable, writeLock: string | undefined, work: (client: Queryable) => Promise<T>): Promise<T> {
+async function inLockedTransaction<C extends Queryable, T> (client: C, writeLock: string | undefined, work: (client: C) => Promise<T>): Promise<T> {
   if (writeLock === undefined) throw new Error('the PostgreSQL store is not open')
   await client.query('BEGIN')
   try {

@@ -8,6 +8,7 @@ import pg from 'pg'
 import { CmsError } from '../../../lib/errors.js'
 import { PostgresStore, isUnreachable } from '../../../lib/store/postgres.js'
 import { MIGRATIONS } from '../../../lib/store/postgres-schema.js'
+import { holderSql } from '../../../lib/store/postgres-write.js'
 import { parseListQuery } from '../../../lib/query/parse.js'
 import { numbered, postgresDialect } from '../../../lib/query/postgres-dialect.js'
 import { sqlBuilder } from '../../../lib/query/sql.js'
@@ -102,6 +103,28 @@ t.test('postgres store', async t => {
     t.notOk(await store.get(scope, 'posts', 'huge'))
     t.equal((await store.get(scope, 'posts', 'last'))?.data.title, 'd')
     t.equal((await store.changes.since(0, 10, { environment: 'default', locale: null })).records.length, 3)
+  })
+
+  t.test('a write is a statement prepared once per connection, whose generic plan PostgreSQL keeps: no planning per write', async t => {
+    // One connection, so the statements seen are the writes'.
+    const [store] = await replicas(t, 1, { databasePool: 1 }) as [PostgresStore]
+    await store.open()
+    await store.prepareCollection(schema)
+    for (let i = 0; i < 12; i++) await store.create(scope, 'posts', input(`g${i}`, { title: `t${i}` }, ['title']))
+    await t.rejects(store.create(scope, 'posts', input('g99', { title: 't3' }, ['title'])), { code: 'VALIDATION_FAILED' })
+    const { rows } = await store.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE starts_with(name, 'lectern_write_')")
+    t.equal(rows.length, 1, 'one statement for every create of the collection')
+    const plans = rows[0] as { generic_plans: string, custom_plans: string }
+    t.ok(Number(plans.generic_plans) >= 5, `planned once, run with its generic plan (${plans.generic_plans} generic, ${plans.custom_plans} custom)`)
+    // The unique lookup's generic plan (values unknown) still walks the field's partial index: the collection is in the text.
+    const params: unknown[] = []
+    const lookup = numbered(`SELECT ${holderSql({ environment: 'default', collection: 'posts', locale: '' }, 'title', 'x', 'g1', params)}`, params)
+    const client = new pg.Client({ connectionString: (store as unknown as { url: string }).url })
+    await client.connect()
+    t.teardown(() => client.end())
+    await client.query('SET enable_seqscan = off')
+    const plan = (await client.query(`EXPLAIN (GENERIC_PLAN) ${lookup}`)).rows.map(r => (r as Record<string, string>)['QUERY PLAN']).join('\n')
+    t.match(plan, /Index Scan using lx_/, 'the unique lookup\'s generic plan uses the partial index')
   })
 
   t.test('seqs over two writing stores: a reader following since() never skips one', async t => {
