@@ -9,7 +9,6 @@
 // came first (NOT_FOUND) or sees the draft or schedule and removes it (a row lock would not do: a
 // delete that is one statement reads the drafts as of its start, before this commit).
 import { badRequest, conflict } from '../errors.js'
-import { numbered } from '../query/postgres-dialect.js'
 import { deepFreeze } from '../query/values.js'
 import { entryMissing, type StoreLogger } from './common.js'
 import { entryChange } from './changes/common.js'
@@ -26,12 +25,6 @@ export interface EditorialDatabase {
   query: (text: string, values: unknown[]) => Promise<pg.QueryResult>
   locked: <T>(work: (client: Queryable) => Promise<T>) => Promise<T>
   now: () => string
-}
-
-/** A statement and its values. */
-export interface Statement {
-  text: string
-  values: unknown[]
 }
 
 const KEY_COLUMNS = ['environment', 'collection', 'locale', 'slug'] as const
@@ -112,19 +105,6 @@ export function versionCtes (gate: string, key: readonly unknown[], version: Ver
 export function removalCtes (gate: string, key: readonly unknown[], params: unknown[]): string {
   return `draft_gone AS (DELETE FROM entry_drafts WHERE ${keyParams(key, params)} AND EXISTS (SELECT 1 FROM ${gate})),
     schedules_gone AS (DELETE FROM schedules WHERE ${keyParams(key, params)} AND EXISTS (SELECT 1 FROM ${gate}))`
-}
-
-/**
- * versionCtes or removalCtes as a statement of its own, for a store that sends it after the
- * write's row statement in the write's savepoint (gated on the entry row as written; a delete's on
- * nothing, the savepoint's rollback undoing a delete of nothing). Null: nothing to do.
- */
-export function editorialStatement (key: readonly unknown[], write: { version: VersionInput | null, clearDraft: boolean } | 'delete'): Statement | null {
-  const params: unknown[] = []
-  if (write === 'delete') return { text: numbered(`WITH done AS (SELECT 1), ${removalCtes('done', key, params)} SELECT 1`, params), values: params }
-  const gate = `written AS (SELECT created_at FROM entries WHERE ${keyParams(key, params)})`
-  const ctes = versionCtes('written', key, write.version, write.clearDraft, params)
-  return ctes === null ? null : { text: numbered(`WITH ${gate}, ${ctes} SELECT 1`, params), values: params }
 }
 
 export class PostgresEditorial {

@@ -93,6 +93,62 @@ END
 $fn$;
 `
 
+/**
+ * lectern_instant (INSTANT_SQL) again, with the same results, made fast: one match without
+ * captures, then the parts read at the places the pattern fixes. The expression indexes built
+ * on it stay valid (an IMMUTABLE function may be replaced by one that returns the same).
+ */
+const FAST_INSTANT_SQL = String.raw`
+CREATE OR REPLACE FUNCTION lectern_instant(t text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+DECLARE
+  y int; mo int; d int; dim int; yy int; era int; yoe int; doy int; doe int;
+  h int; mi int; s int := 0; frac int := 0; oh int; om int;
+  rest text; tail text;
+  ms float8;
+BEGIN
+  -- A match without captures: PostgreSQL's regular expressions are fast at that, and very slow
+  -- at filling many optional capture groups (about a millisecond a call, twice per written entry
+  -- with a date sorted on, and once per row a list walks in a date's order).
+  IF length(t) < 10 OR length(t) > 64 OR t !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?(?:[Zz]|[+-][0-9]{2}:?[0-9]{2})?)?$' THEN RETURN NULL; END IF;
+  y := substr(t, 1, 4)::int; mo := substr(t, 6, 2)::int; d := substr(t, 9, 2)::int;
+  IF mo < 1 OR mo > 12 OR d < 1 THEN RETURN NULL; END IF;
+  -- In a variable: IF's condition ends at its first THEN, a CASE's included.
+  dim := CASE WHEN mo = 2 THEN CASE WHEN (y % 4 = 0 AND y % 100 <> 0) OR y % 400 = 0 THEN 29 ELSE 28 END
+              WHEN mo IN (4, 6, 9, 11) THEN 30 ELSE 31 END;
+  IF d > dim THEN RETURN NULL; END IF;
+  -- Howard Hinnant's days_from_civil, with floor division as values.ts has it.
+  yy := CASE WHEN mo <= 2 THEN y - 1 ELSE y END;
+  era := floor(yy / 400.0)::int;
+  yoe := yy - era * 400;
+  doy := (153 * (mo + CASE WHEN mo > 2 THEN -3 ELSE 9 END) + 2) / 5 + d - 1;
+  doe := yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  ms := (era::float8 * 146097 + doe - 719468) * 86400000;
+  IF length(t) = 10 THEN RETURN ms; END IF;
+  h := substr(t, 12, 2)::int; mi := substr(t, 15, 2)::int;
+  -- What follows HH:MM, its parts read in place: the pattern above says where each one is.
+  rest := substr(t, 17);
+  IF left(rest, 1) = ':' THEN
+    s := substr(rest, 2, 2)::int;
+    rest := substr(rest, 4);
+    IF left(rest, 1) IN ('.', ',') THEN
+      tail := ltrim(substr(rest, 2), '0123456789');
+      frac := substr(substr(rest, 2, length(rest) - 1 - length(tail)) || '00', 1, 3)::int;
+      rest := tail;
+    END IF;
+  END IF;
+  IF h > 23 OR mi > 59 OR s > 59 THEN RETURN NULL; END IF;
+  ms := ms + ((h * 60 + mi) * 60 + s) * 1000 + frac;
+  IF left(rest, 1) IN ('+', '-') THEN
+    oh := substr(rest, 2, 2)::int; om := right(rest, 2)::int;
+    IF oh > 23 OR om > 59 THEN RETURN NULL; END IF;
+    ms := ms + CASE WHEN left(rest, 1) = '-' THEN 1 ELSE -1 END * (oh * 60 + om) * 60000;
+  END IF;
+  RETURN ms;
+END
+$fn$;
+`
+
 export const MIGRATIONS: readonly Migration[] = [{
   version: 1,
   sql: `
@@ -134,6 +190,9 @@ export const MIGRATIONS: readonly Migration[] = [{
     ${CONTAINS_SQL}
     ${PATH_SQL}
   `
+}, {
+  version: 2,
+  sql: FAST_INSTANT_SQL
 }, {
   // The editorial side (types/editorial.ts, contract §13) and the store's remembered layout (§14).
   version: 3,

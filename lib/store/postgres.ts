@@ -24,21 +24,22 @@ import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import { CmsError } from '../errors.js'
 import { jsonbText, numbered, pgText, postgresDialect } from '../query/postgres-dialect.js'
+import { positionOf } from '../query/keyset.js'
 import { sqlBuilder, type Params } from '../query/sql.js'
 import { searchText } from '../query/values.js'
 import {
-  checkUniqueHolders, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
-  silentLogger, slugTaken, timestamps, uniqueValues, type StoreLogger, type StoreOptions,
-  indexedFields, type Applied, type DeleteOperation, type Pending as PendingWrite, type WriteOperation
+  frozenEntry, isEntryStatus, isLookupValue, silentLogger, timestamps, uniqueValues, type StoreLogger, type StoreOptions,
+  indexedFields, type Applied, type Pending as PendingWrite
 } from './common.js'
+import { decideWrite, holderSql, writeStatement, type PgOperation, type PgWriteOperation, type WriteRow } from './postgres-write.js'
 import { assertStoredSlug, checkBucket, isCollectionName, isSlug } from './names.js'
-import { entryChange, storeChangeLogOptions } from './changes/common.js'
+import { storeChangeLogOptions } from './changes/common.js'
 import { PostgresChangeLog, type Queryable } from './changes/postgres.js'
 import { MIGRATIONS } from './postgres-schema.js'
-import { PostgresEditorial, applyLayout, editorialStatement } from './postgres-editorial.js'
+import { PostgresEditorial, applyLayout } from './postgres-editorial.js'
 import { layoutOf } from './layout.js'
 import type { ChangeLog } from '../../types/changes.js'
-import type { FieldRef, KeysetPosition, ListQuery } from '../../types/query.js'
+import type { KeysetPosition, ListQuery } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
@@ -56,11 +57,19 @@ const QUERY_TIMEOUT_MS = 15_000
 const PING_TIMEOUT_MS = 2000
 /** Index builds and migrations: a large table takes time. */
 const DDL_TIMEOUT_MS = 600_000
+/** The first server_version_num with statistics on expressions (PostgreSQL 14). */
+const STATISTICS_ON_EXPRESSIONS = 140000
 /** Expression indexes per collection at most (as SQLite's): each one costs every write to the collection. */
 const MAX_COLLECTION_INDEXES = 24
 const ENTRY_COLUMNS = 'slug, status, created_at, updated_at, doc'
 const ENTRIES_PAGE = 500
-/** List counts kept (see `counts`). */
+/**
+ * The reads by key, prepared (see `prepared`): their one plan, the key's unique index, is what a
+ * planner given the values would choose too.
+ */
+const GET_ENTRY = { name: 'lectern_get_entry', text: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4` }
+const GET_ENTRIES = { name: 'lectern_get_entries', text: `SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = ANY($4::text[])` }
+/** List counts kept (see `counts`), and page ends (`pageEnds`). */
 const COUNTS_KEPT = 1000
 /** Writes after which the planner's statistics are gathered again, at least (and at least the rows they were gathered over). */
 const ANALYZE_WRITES = 1000
@@ -73,21 +82,13 @@ interface EntryRow {
   doc: string
 }
 
-/** A create or update as queued, with its data's JSONB text (jsonbText). */
-interface PgWriteOperation extends WriteOperation {
-  jsonb: string
-  /** EntryInput.keepVersions (0: none) and clearDraft: done in the write's savepoint (postgres-editorial.ts `versionSql`). */
-  keepVersions: number
-  clearDraft: boolean
-}
-
-type Operation = PgWriteOperation | DeleteOperation
-
-type Pending = PendingWrite<Operation>
+type Pending = PendingWrite<PgOperation>
 
 /** What open learns of the schema it works in: the names its locks and announcements are derived from. */
 interface Identity {
   schema: string
+  /** server_version_num: what the server can do (statistics on expressions: 14 and later). */
+  version: number
   writeLock: string
   channel: string
 }
@@ -139,6 +140,8 @@ export class PostgresStore implements ContentStore {
    * not kept.
    */
   private readonly counts = new LRUCache<string, { revision: number, count: number }>({ max: COUNTS_KEPT })
+  /** Where numbered pages ended (`page`), each with its bucket's revision then, as `counts`. */
+  private readonly pageEnds = new LRUCache<string, { revision: number, position: KeysetPosition }>({ max: COUNTS_KEPT })
   /** Rows written since the planner's statistics were last gathered (ANALYZE), and rows then. */
   private writesSinceAnalyze = 0
   private analyzedRows = 0
@@ -210,10 +213,10 @@ export class PostgresStore implements ContentStore {
   private async whoAmI (pool: pg.Pool): Promise<Identity> {
     const { rows } = await pool.query(`SELECT current_schema() AS schema,
       hashtextextended('lectern:write:' || current_schema(), 0)::text AS write_lock,
-      ${CHANNEL_SQL} AS channel`)
-    const row = rows[0] as { schema: string | null, write_lock: string | null, channel: string | null }
+      ${CHANNEL_SQL} AS channel, current_setting('server_version_num')::int AS version`)
+    const row = rows[0] as { schema: string | null, write_lock: string | null, channel: string | null, version: number }
     if (row.schema === null || row.write_lock === null || row.channel === null) throw new Error('the database connection has no current schema: check search_path')
-    return { schema: row.schema, writeLock: row.write_lock, channel: row.channel }
+    return { schema: row.schema, writeLock: row.write_lock, channel: row.channel, version: row.version }
   }
 
   async close (): Promise<void> {
@@ -287,11 +290,16 @@ export class PostgresStore implements ContentStore {
     return await this.guard(async () => await this.openPool().query(text, values))
   }
 
+  /** One of the statements below, prepared once per connection (node-postgres `name`): parsed and planned once, not per call. */
+  private async prepared (statement: { name: string, text: string }, values: unknown[]): Promise<pg.QueryResult> {
+    return await this.guard(async () => await this.openPool().query({ ...statement, values }))
+  }
+
   /**
    * A transaction holding the store's write lock (pg_advisory_xact_lock, released at its end):
    * every process sharing the schema writes one such transaction at a time.
    */
-  private async locked<T> (work: (client: Queryable) => Promise<T>): Promise<T> {
+  private async locked<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return await this.guard(async () => {
       const client = await this.openPool().connect()
       let failed = false
@@ -361,32 +369,45 @@ export class PostgresStore implements ContentStore {
    * key expressions the builder writes (so the planner matches them): as SQLite's, its scalar
    * fields, the default_sort field in its default direction, its unique fields. Stale ones are
    * dropped. Under the write lock, so processes preparing at once do not race on the catalogue.
+   * Beside them, statistics on each key expression (CREATE STATISTICS): the planner ignores a
+   * partial index's own, so without them it guesses how many rows a filter matches (0.5% for any
+   * value) and picks the wrong index (PostgreSQL 14 and later: 13 has no statistics on expressions).
    */
   async prepareCollection (schema: ResolvedSchema): Promise<void> {
     const collection = schema.name
     if (!isCollectionName(collection)) return
-    // One call for close to wait for, its two steps included.
-    await this.guard(async () => { await this.applyIndexes(collection, wantedIndexes(schema)) })
+    // One call for close to wait for, its steps included.
+    await this.guard(async () => {
+      const { indexes, statistics } = wantedIndexes(schema)
+      let made = await this.applyDdl(collection, 'index', indexes)
+      if ((this.identity?.version ?? 0) >= STATISTICS_ON_EXPRESSIONS) made += await this.applyDdl(collection, 'statistics', statistics)
+      // New statistics are empty until gathered; an index on rows already there wants them now.
+      if (made > 0) this.analyzeSoon()
+    })
   }
 
-  /** Makes the collection's indexes those of `wanted` (name → CREATE INDEX), on a connection of its own. */
-  private async applyIndexes (collection: string, wanted: Map<string, string>): Promise<void> {
-    const { rows } = await this.query('SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND starts_with(indexname, ?)', ['entries', indexPrefix(collection)])
-    const existing = rows.map(row => (row as { indexname: string }).indexname)
+  /** Makes the collection's indexes (or statistics) those of `wanted` (name → CREATE statement), on a connection of its own; returns how many it made. */
+  private async applyDdl (collection: string, kind: 'index' | 'statistics', wanted: Map<string, string>): Promise<number> {
+    const prefix = kind === 'index' ? indexPrefix(collection) : statisticsPrefix(collection)
+    const { rows } = await this.query(kind === 'index'
+      ? "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'entries' AND starts_with(indexname, ?)"
+      : 'SELECT stxname AS name FROM pg_statistic_ext WHERE stxnamespace = current_schema()::regnamespace AND starts_with(stxname, ?)', [prefix])
+    const existing = rows.map(row => (row as { name: string }).name)
     const drop = existing.filter(name => !wanted.has(name))
     const create = [...wanted].filter(([name]) => !existing.includes(name)).map(([, ddl]) => ddl)
-    if (drop.length === 0 && create.length === 0) return
+    if (drop.length === 0 && create.length === 0) return 0
     const started = Date.now()
     const client = await this.ddlClient()
     try {
       await inLockedTransaction(client, this.identity?.writeLock, async db => {
-        for (const name of drop) await db.query(`DROP INDEX IF EXISTS "${name}"`)
+        for (const name of drop) await db.query(`DROP ${kind === 'index' ? 'INDEX' : 'STATISTICS'} IF EXISTS "${name}"`)
         for (const ddl of create) await db.query(ddl)
       })
     } finally {
       await client.end()
     }
-    this.log.info({ collection, indexes: wanted.size, ms: Date.now() - started }, 'collection indexes prepared')
+    this.log.info({ collection, [kind]: wanted.size, ms: Date.now() - started }, `collection ${kind} prepared`)
+    return create.length
   }
 
   // ---- reads ---------------------------------------------------------------------------------
@@ -394,8 +415,7 @@ export class PostgresStore implements ContentStore {
   async get (scope: Scope, collection: string, slug: string): Promise<StoredEntry | undefined> {
     checkBucket(scope, collection)
     if (!isSlug(slug)) return undefined
-    const { rows } = await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND slug = ?`,
-      [scope.environment, collection, localeKey(scope), slug])
+    const { rows } = await this.prepared(GET_ENTRY, [scope.environment, collection, localeKey(scope), slug])
     const row = rows[0] as EntryRow | undefined
     return row === undefined ? undefined : toEntry(row)
   }
@@ -405,8 +425,7 @@ export class PostgresStore implements ContentStore {
     const out = new Map<string, StoredEntry>()
     const wanted = [...new Set(slugs.filter(slug => isSlug(slug)))]
     if (wanted.length === 0) return out
-    const { rows } = await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND slug = ANY(?::text[])`,
-      [scope.environment, collection, localeKey(scope), wanted])
+    const { rows } = await this.prepared(GET_ENTRIES, [scope.environment, collection, localeKey(scope), wanted])
     for (const row of rows as EntryRow[]) out.set(row.slug, toEntry(row))
     return out
   }
@@ -423,13 +442,10 @@ export class PostgresStore implements ContentStore {
 
   /** The slug of another row holding `value` at `dottedPath` (through the unique field's expression index), as `db` sees them. */
   private async holder (db: Queryable, environment: string, collection: string, locale: string, dottedPath: string, value: string | number | boolean, excludeSlug: string | null): Promise<string | null> {
-    const field: FieldRef = { name: dottedPath, path: dottedPath.split('.'), system: false, kind: lookupKind(value), array: false }
-    const params: Params = [environment, collection, locale]
-    const key = sql.keySql(field, params)
-    params.push(sql.bindKey(field, value), excludeSlug ?? '')
-    const text = `SELECT slug FROM entries WHERE environment = ? AND collection = ? AND locale = ? AND ${key} = ? AND slug <> ? LIMIT 1`
+    const params: Params = []
+    const text = `SELECT ${holderSql({ environment, collection, locale }, dottedPath, value, excludeSlug, params)} AS slug`
     const { rows } = await db.query(numbered(text, params), params)
-    return (rows[0] as { slug: string } | undefined)?.slug ?? null
+    return (rows[0] as { slug: string | null } | undefined)?.slug ?? null
   }
 
   async list (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
@@ -441,16 +457,38 @@ export class PostgresStore implements ContentStore {
   private async listNow (scope: Scope, collection: string, query: ListQuery): Promise<ListResult> {
     const params: Params = [scope.environment, collection, localeKey(scope)]
     const where = ['environment = ? AND collection = ? AND locale = ?', ...sql.conditionsSql(query, params)].join(' AND ')
-    if (query.after !== null) return await this.listAfter(scope, collection, query, query.after, where, params)
+    const counting = this.count(scope, collection, where, params)
+    if (query.after !== null) {
+      const rows = await this.rowsAfter(query, query.after, where, params, query.perPage + 1)
+      // One more row than the page tells whether more follow.
+      const more = rows.length > query.perPage
+      return { items: (more ? rows.slice(0, query.perPage) : rows).map(toEntry), total: await counting, more }
+    }
+    return { items: await this.page(scope, collection, query, where, params), total: await counting }
+  }
+
+  /**
+   * A numbered page's rows. Where the page before it ended is known (this store served it, and
+   * the bucket has not been written since: its revision), the page is read as a keyset page from
+   * there, so a pull reading page after page reads each row once, rather than walking every row
+   * before the page again (OFFSET, and the sort key of each of them computed).
+   */
+  private async page (scope: Scope, collection: string, query: ListQuery, where: string, params: Params): Promise<StoredEntry[]> {
+    const revision = this.revision(scope, collection)
     const orderParams: Params = []
     const order = sql.orderSql(query.sort, orderParams)
     const offset = (query.page - 1) * query.perPage
-    const pageParams = [...params, ...orderParams, query.perPage, offset]
-    const [total, page] = await Promise.all([
-      this.count(scope, collection, where, params),
-      this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, pageParams)
-    ])
-    return { items: (page.rows as EntryRow[]).map(toEntry), total }
+    const endKey = (at: number): string => `${where}\u0000${JSON.stringify(params)}\u0000${order}\u0000${JSON.stringify(orderParams)}\u0000${at}`
+    const from = offset > 0 ? this.pageEnds.get(endKey(offset)) : undefined
+    const rows = from?.revision === revision
+      ? await this.rowsAfter(query, from.position, where, params, query.perPage)
+      : (await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, ...orderParams, query.perPage, offset])).rows as EntryRow[]
+    const items = rows.map(toEntry)
+    const last = items.at(-1)
+    if (last !== undefined && this.revision(scope, collection) === revision) {
+      this.pageEnds.set(endKey(offset + items.length), { revision, position: positionOf(last, query.sort) })
+    }
+    return items
   }
 
   private async count (scope: Scope, collection: string, where: string, params: Params): Promise<number> {
@@ -464,20 +502,18 @@ export class PostgresStore implements ContentStore {
     return count
   }
 
-  /** A keyset page (contract §10): the matches after the position, segment by segment (sql.ts `afterSegments`); one more row tells whether more follow. */
-  private async listAfter (scope: Scope, collection: string, query: ListQuery, position: KeysetPosition, where: string, params: Params): Promise<ListResult> {
+  /** Up to `wanted` matches after the position (contract §10), segment by segment (sql.ts `afterSegments`). */
+  private async rowsAfter (query: ListQuery, position: KeysetPosition, where: string, params: Params, wanted: number): Promise<EntryRow[]> {
     const orderParams: Params = []
     const order = sql.orderSql(query.sort, orderParams)
-    const counting = this.count(scope, collection, where, params)
     const rows: EntryRow[] = []
     for (const segment of sql.afterSegments(query.sort, position)) {
-      const wanted = query.perPage + 1 - rows.length
-      if (wanted <= 0) break
-      const values = [...params, ...segment.params, ...orderParams, wanted]
+      const missing = wanted - rows.length
+      if (missing <= 0) break
+      const values = [...params, ...segment.params, ...orderParams, missing]
       rows.push(...(await this.query(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE ${where} AND ${segment.sql} ORDER BY ${order} LIMIT ?`, values)).rows as EntryRow[])
     }
-    const more = rows.length > query.perPage
-    return { items: (more ? rows.slice(0, query.perPage) : rows).map(toEntry), total: await counting, more }
+    return rows
   }
 
   async * entries (): AsyncIterable<StoredLocation> {
@@ -620,7 +656,7 @@ export class PostgresStore implements ContentStore {
     return { entry: frozenEntry(input.slug, input.status, JSON.parse(op.json), createdAt, at), seq: seq as number }
   }
 
-  private async enqueue (op: Operation): Promise<Applied> {
+  private async enqueue (op: PgOperation): Promise<Applied> {
     if (this.pool === null) throw new Error('the PostgreSQL store is not open')
     return await new Promise((resolve, reject) => {
       this.queue.push({ op, resolve, reject })
@@ -637,18 +673,14 @@ export class PostgresStore implements ContentStore {
     this.queue = []
     if (batch.length === 0) return
     try {
-      await this.locked(async client => {
-        // Each write's end (RELEASE or ROLLBACK TO its savepoint) travels with the next write's statements.
-        const ends: Array<Promise<Settled<unknown>>> = []
-        for (const p of batch) ends.push((await this.applyInSavepoint(client, p)).end)
-        for (const end of ends) unwrap(await end)
-      })
+      await this.locked(async client => { await this.applyAll(client, batch) })
     } catch (err) {
       // The transaction failed as a whole (the database went away, or COMMIT failed): nothing of it is stored.
       this.log.error({ err: storeError(err), writes: batch.length }, 'write transaction failed')
       for (const p of batch) p.reject(storeError(err))
       return
     }
+    this.openChangeLog().written()
     for (const p of batch) {
       // Only a write that changed something: not one refused in its savepoint, nor a delete of nothing.
       if (p.result?.ok === true && p.result.value.seq !== null) this.noteChange(p.op.scope.environment, p.op.collection, p.op.scope.locale)
@@ -663,92 +695,72 @@ export class PostgresStore implements ContentStore {
   }
 
   /**
-   * One write in its savepoint, its statements pipelined (node-postgres `pipeline`: one round
-   * trip): a refusal or a failed statement undoes it alone (ROLLBACK TO), an unreachable database
-   * ends the batch. Returns the savepoint's end, sent but not awaited.
+   * Every write of the batch, each in its savepoint (SAVEPOINT, its one statement, RELEASE), all
+   * sent at once (node-postgres `pipeline`: one round trip): a refusal writes nothing and is no
+   * error (postgres-write.ts), so no write waits for the one before. A statement that fails
+   * otherwise aborts the transaction until its savepoint is rolled back: it alone fails, and the
+   * writes sent after it, refused by the aborted transaction, are sent again.
    */
-  private async applyInSavepoint (client: Queryable, p: Pending): Promise<{ end: Promise<Settled<unknown>> }> {
-    const savepoint = settled(client.query('SAVEPOINT write'))
-    try {
-      const value = await this.apply(client, p.op)
-      unwrap(await savepoint)
-      p.result = { ok: true, value }
-      return { end: settled(client.query('RELEASE SAVEPOINT write')) }
-    } catch (error) {
-      if (isUnreachable(error)) throw error
-      unwrap(await savepoint)
-      p.result = error === NOTHING_DELETED ? { ok: true, value: { seq: null } } : { ok: false, error }
-      return { end: settled(client.query('ROLLBACK TO SAVEPOINT write')) }
+  private async applyAll (client: pg.PoolClient, batch: Pending[]): Promise<void> {
+    let rest = batch
+    while (rest.length > 0) {
+      const sent = rest.map(p => this.send(client, p))
+      const failed = await decideSent(rest, sent)
+      if (failed === -1) return
+      unwrap(await settled(client.query('ROLLBACK TO SAVEPOINT write')))
+      unwrap(await settled(client.query('RELEASE SAVEPOINT write')))
+      rest = rest.slice(failed + 1)
     }
   }
 
   /**
-   * A write's statements, sent together: for a create the unique lookups, the row, its record (a
-   * clash is reported before a taken slug); for an update the row, the lookups, its record (a
-   * missing entry before a clash); for a delete the row and its record. What a refusal wrote, the
-   * savepoint's rollback undoes.
+   * Sends one write's savepoint, statement and release, without waiting for them. The statement
+   * is prepared once per connection and text (node-postgres `name`): after a few runs PostgreSQL
+   * keeps its generic plan, so a write is not planned again each time (planning took about as
+   * long as running it).
    */
-  private async apply (client: Queryable, op: Operation): Promise<Applied> {
-    const key = [op.scope.environment, op.collection, op.locale, op.slug]
-    switch (op.kind) {
-      case 'create': {
-        const holders = settled(this.holders(client, op))
-        const row = settled(client.query(`INSERT INTO entries (environment, collection, locale, slug, status, created_at, updated_at, doc, data, search)
-          VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8::jsonb, $9)`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
-        const seq = settled(this.record(client, op, op.status))
-        const kept = settled(editorialSteps(client, key, op))
-        checkUniqueHolders(unwrap(await holders))
-        const inserted = await row
-        if (!inserted.ok) throw (inserted.error as { code?: string }).code === '23505' ? slugTaken(op.slug, op.collection) : inserted.error
-        unwrap(await kept)
-        return { seq: unwrap(await seq) }
-      }
-      case 'update': {
-        const row = settled(client.query(`UPDATE entries SET status = $5, updated_at = $6, doc = $7, data = $8::jsonb, search = $9
-          WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4 RETURNING created_at`, [...key, op.status, op.at, op.json, op.jsonb, op.search]))
-        const holders = settled(this.holders(client, op))
-        const seq = settled(this.record(client, op, op.status))
-        const kept = settled(editorialSteps(client, key, op))
-        const updated = unwrap(await row).rows[0] as { created_at: string } | undefined
-        if (updated === undefined) throw entryMissing(op.slug, op.collection)
-        checkUniqueHolders(unwrap(await holders))
-        unwrap(await kept)
-        return { createdAt: updated.created_at, seq: unwrap(await seq) }
-      }
-      case 'delete': {
-        const row = settled(client.query('DELETE FROM entries WHERE environment = $1 AND collection = $2 AND locale = $3 AND slug = $4', key))
-        const seq = settled(this.record(client, op, null))
-        const removed = settled(editorialSteps(client, key, op))
-        // Nothing deleted: no change, and the record goes with the savepoint's rollback.
-        if (unwrap(await row).rowCount === 0) throw NOTHING_DELETED
-        unwrap(await removed)
-        return { seq: unwrap(await seq) }
-      }
+  private send (client: pg.PoolClient, p: Pending): Sent {
+    const { text, values } = writeStatement(p.op, (gate, change, params) => this.openChangeLog().recordCtes(gate, change, params))
+    return {
+      savepoint: settled(client.query('SAVEPOINT write')),
+      statement: settled(client.query({ name: `lectern_write_${shortHash(text)}`, text: numbered(text, values), values })),
+      release: settled(client.query('RELEASE SAVEPOINT write'))
     }
   }
-
-  /** The unique rule's lookups, inside the write's savepoint: every committed row and the batch's earlier writes count. */
-  private async holders (client: Queryable, op: PgWriteOperation): Promise<Array<[string, string | null]>> {
-    return await Promise.all(op.unique.map(async ([path, value]) =>
-      [path, await this.holder(client, op.scope.environment, op.collection, op.locale, path, value, op.slug)] as [string, string | null]))
-  }
-
-  private async record (client: Queryable, op: Operation, status: EntryStatus | null): Promise<number> {
-    const key = { environment: op.scope.environment, locale: op.scope.locale, collection: op.collection, slug: op.slug }
-    return await this.openChangeLog().record(client, entryChange(key, status === null ? null : { status, updatedAt: op.at }, op.at))
-  }
 }
 
-/** The write's editorial steps (postgres-editorial.ts: version, draft, schedules), sent after its row in its savepoint. */
-async function editorialSteps (client: Queryable, key: unknown[], op: Operation): Promise<void> {
-  const statement = editorialStatement(key, op.kind === 'delete'
-    ? 'delete'
-    : { version: op.keepVersions > 0 ? { keep: op.keepVersions, status: op.status, doc: op.json, at: op.at } : null, clearDraft: op.clearDraft })
-  if (statement !== null) await client.query(statement.text, statement.values)
+interface Sent {
+  savepoint: Promise<Settled<unknown>>
+  statement: Promise<Settled<pg.QueryResult>>
+  release: Promise<Settled<unknown>>
 }
 
-/** A delete that found no row: undone like a refusal, answered with a null seq. */
-const NOTHING_DELETED = new Error('nothing to delete')
+/**
+ * Sets each write's result from its statement's row, in order, up to the first statement that
+ * failed (not a refusal: an error). Returns that write's index, once every statement sent with it
+ * has answered, or -1. An unreachable database throws: the batch ends.
+ */
+async function decideSent (batch: Pending[], sent: Sent[]): Promise<number> {
+  for (let i = 0; i < batch.length; i++) {
+    const p = batch[i] as Pending
+    const { savepoint, statement, release } = sent[i] as Sent
+    const outcome = await statement
+    if (!outcome.ok) {
+      if (isUnreachable(outcome.error)) throw outcome.error
+      p.result = { ok: false, error: outcome.error }
+      await Promise.all(sent.slice(i).flatMap(s => [s.savepoint, s.statement, s.release]))
+      return i
+    }
+    unwrap(await savepoint)
+    try {
+      p.result = { ok: true, value: decideWrite(p.op, outcome.value.rows[0] as WriteRow) }
+    } catch (error) {
+      p.result = { ok: false, error }
+    }
+    unwrap(await release)
+  }
+  return -1
+}
 
 type Settled<T> = { ok: true, value: T } | { ok: false, error: unknown }
 
@@ -821,7 +833,7 @@ async function migrate (client: pg.Client, schema: string, log: StoreLogger, the
 }
 
 /** `work` in a transaction holding the store's write lock (pg_advisory_xact_lock, released when it ends). */
-async function inLockedTransaction<T> (client: Queryable, writeLock: string | undefined, work: (client: Queryable) => Promise<T>): Promise<T> {
+async function inLockedTransaction<C extends Queryable, T> (client: C, writeLock: string | undefined, work: (client: C) => Promise<T>): Promise<T> {
   if (writeLock === undefined) throw new Error('the PostgreSQL store is not open')
   await client.query('BEGIN')
   try {
@@ -835,25 +847,36 @@ async function inLockedTransaction<T> (client: Queryable, writeLock: string | un
   }
 }
 
-/** The expression indexes a collection's schema asks for: name → CREATE INDEX statement (the fields: common.ts `indexedFields`). */
-function wantedIndexes (schema: ResolvedSchema): Map<string, string> {
+/**
+ * The expression indexes a collection's schema asks for (the fields: common.ts `indexedFields`)
+ * and the statistics on their keys: name → CREATE statement.
+ */
+function wantedIndexes (schema: ResolvedSchema): { indexes: Map<string, string>, statistics: Map<string, string> } {
   const collection = schema.name
-  const wanted = new Map<string, string>()
+  const indexes = new Map<string, string>()
+  const statistics = new Map<string, string>()
   for (const { field, direction } of indexedFields(schema)) {
     const key = sql.indexKeySql(field.path, field.kind)
-    if (key === null || wanted.size >= MAX_COLLECTION_INDEXES) continue
+    if (key === null || indexes.size >= MAX_COLLECTION_INDEXES) continue
     // The order ORDER BY writes (sql.ts `orderSql`), nulls included, so the index yields it.
     const columns = `environment, locale, (${key}) ${direction === 'desc' ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}, slug`
     const name = `${indexPrefix(collection)}${shortHash(columns)}`
     // DDL takes no parameters: the collection is a checked name (names.ts), the key our own expression.
-    wanted.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
+    indexes.set(name, `CREATE INDEX IF NOT EXISTS "${name}" ON entries (${columns}) WHERE collection = '${collection}'`)
+    const stats = `${statisticsPrefix(collection)}${shortHash(key)}`
+    statistics.set(stats, `CREATE STATISTICS IF NOT EXISTS "${stats}" ON (${key}) FROM entries`)
   }
-  return wanted
+  return { indexes, statistics }
 }
 
 /** The names of a collection's indexes start with this (PostgreSQL names are at most 63 bytes: the collection is hashed). */
 function indexPrefix (collection: string): string {
   return `lx_${shortHash(collection)}_`
+}
+
+/** The names of the statistics on a collection's keys start with this. */
+function statisticsPrefix (collection: string): string {
+  return `lxs_${shortHash(collection)}_`
 }
 
 function shortHash (text: string): string {

@@ -1,12 +1,14 @@
 // The PostgreSQL store's change log: the table `change_log` (postgres-schema.ts), one row per entry
-// key holding the key's latest change. `record` runs in the store's write transaction, in the
-// write's savepoint, after the transaction took the store's write lock (a transaction-level
+// key holding the key's latest change. A change is recorded by the write's own statement
+// (`recordCtes`), in the store's write transaction and the write's savepoint, after the transaction took the store's write lock (a transaction-level
 // advisory lock, lib/store/postgres.ts): the seq comes from the counter row `change_log_meta.seq`,
 // so seqs are handed out in the order transactions hold that lock, which is their commit order (a
 // transaction becomes visible before its locks are released). So no lower seq can commit after a
-// higher one is readable, and `since` may read "seq > N" without gaps. A rolled-back savepoint
-// gives its seq back with the counter; a committed seq is never handed out again.
+// higher one is readable, and `since` may read "seq > N" without gaps. A refused write takes no
+// seq, a rolled-back savepoint gives its seq back with the counter; a committed seq is never
+// handed out again.
 import { CONTENT_TOPIC } from '../../cluster/bus.js'
+import { numbered } from '../../query/postgres-dialect.js'
 import type pg from 'pg'
 import {
   COMPACTION_INTERVAL_MS, checkChange, checkPageArguments, resolveChangeLogOptions, retentionCutoff,
@@ -53,27 +55,36 @@ interface PageRow {
 }
 
 /**
- * Records a change in the write's transaction and announces it: the seq from the counter, the
- * key's record replaced, and a NOTIFY on `channel` (sent at commit, dropped with a rolled-back savepoint).
+ * A change recorded by the write's own statement (lib/store/postgres-write.ts), as two of its CTEs
+ * run only when the CTE `gate` returned a row (the write happened): `next` takes the seq from the
+ * counter, `rec` replaces the key's record and announces it with a NOTIFY on the channel (sent at
+ * commit, dropped with a rolled-back savepoint). A refused write takes no seq, so seqs stay
+ * consecutive. `?` placeholders, their values pushed in order.
  */
-const RECORD_SQL = `
-  WITH next AS (UPDATE change_log_meta SET value = value + 1 WHERE key = 'seq' RETURNING value)
-  INSERT INTO change_log (seq, environment, locale, collection, slug, op, status, at)
-  SELECT value, $1, $2, $3, $4, $5, $6, $7 FROM next
-  ON CONFLICT (environment, collection, locale, slug) DO UPDATE SET seq = excluded.seq, op = excluded.op, status = excluded.status, at = excluded.at
-  RETURNING seq, pg_notify($8, json_build_object('o', $10::text, 't', $11::text,
-    'd', json_build_object('seq', seq, 'environment', environment, 'locale', $9::text, 'collection', collection, 'slug', slug))::text)`
+const RECORD_CTES = (gate: string): string => `
+  next AS (UPDATE change_log_meta SET value = value + 1 WHERE key = 'seq' AND EXISTS (SELECT 1 FROM ${gate}) RETURNING value),
+  rec AS (INSERT INTO change_log (seq, environment, locale, collection, slug, op, status, at)
+    SELECT value, ?, ?, ?, ?, ?, ?, ? FROM next
+    ON CONFLICT (environment, collection, locale, slug) DO UPDATE SET seq = excluded.seq, op = excluded.op, status = excluded.status, at = excluded.at
+    RETURNING seq, pg_notify(?, json_build_object('o', ?::text, 't', ?::text,
+      'd', json_build_object('seq', seq, 'environment', environment, 'locale', ?::text, 'collection', collection, 'slug', slug))::text))`
+
+/** RECORD_CTES for `change`, its values pushed on `params` (`announce`: the channel and this process's mark). */
+function changeCtes (gate: string, change: Change, announce: { channel: string, origin: string }, params: unknown[]): string {
+  checkChange(change)
+  params.push(change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at,
+    announce.channel, announce.origin, CONTENT_TOPIC, change.locale)
+  return RECORD_CTES(gate)
+}
 
 /**
- * Records a change in `client`'s transaction, which holds the store's write lock, and returns its
- * seq: a write's (PostgresChangeLog.record) or a layout move's at open (postgres-editorial.ts).
+ * Records a change as a statement of its own in `client`'s transaction, which holds the store's
+ * write lock, and returns its seq: a layout move's at open (postgres-editorial.ts).
  */
 export async function recordChange (client: Queryable, change: Change, announce: { channel: string, origin: string }): Promise<number> {
-  checkChange(change)
-  const { rows } = await client.query(RECORD_SQL, [
-    change.environment, change.locale ?? '', change.collection, change.slug, change.op, change.status, change.at,
-    announce.channel, change.locale, announce.origin, CONTENT_TOPIC
-  ])
+  const params: unknown[] = []
+  const text = `WITH moved AS (SELECT 1), ${changeCtes('moved', change, announce, params)} SELECT seq FROM rec`
+  const { rows } = await client.query(numbered(text, params), params)
   return Number((rows[0] as { seq: string }).seq)
 }
 
@@ -101,11 +112,18 @@ export class PostgresChangeLog implements ChangeLog {
     this.compactionTimer = null
   }
 
-  /** Records a change in the write's savepoint (after its row) and returns its seq. */
-  async record (client: Queryable, change: Change): Promise<number> {
-    const seq = await recordChange(client, change, this.announce)
+  /**
+   * The CTEs `next` and `rec` that record `change` in the write's statement when the CTE `gate`
+   * has a row (see RECORD_CTES); the statement reads its seq as `(SELECT seq FROM rec)`, null
+   * when the write did not happen. Its values are pushed on `params`.
+   */
+  recordCtes (gate: string, change: Change, params: unknown[]): string {
+    return changeCtes(gate, change, this.announce, params)
+  }
+
+  /** Called after each write transaction: compaction, at most hourly. */
+  written (): void {
     this.compactIfDue()
-    return seq
   }
 
   async since (afterSeq: number, limit: number, filter: ChangeFilter): Promise<ChangePage> {

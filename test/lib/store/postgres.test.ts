@@ -8,8 +8,9 @@ import pg from 'pg'
 import { CmsError } from '../../../lib/errors.js'
 import { PostgresStore, isUnreachable } from '../../../lib/store/postgres.js'
 import { MIGRATIONS } from '../../../lib/store/postgres-schema.js'
+import { holderSql } from '../../../lib/store/postgres-write.js'
 import { parseListQuery } from '../../../lib/query/parse.js'
-import { postgresDialect } from '../../../lib/query/postgres-dialect.js'
+import { numbered, postgresDialect } from '../../../lib/query/postgres-dialect.js'
 import { sqlBuilder } from '../../../lib/query/sql.js'
 import type { StoreOptions } from '../../../lib/store/index.js'
 import type { Filter } from '../../../types/query.js'
@@ -47,7 +48,7 @@ t.test('postgres store', async t => {
     await client.connect()
     const { rows } = await client.query('SELECT version FROM lectern_migrations')
     await client.end()
-    t.same(rows, MIGRATIONS.map(({ version }) => ({ version })), 'one record per migration')
+    t.same(rows, MIGRATIONS.map(m => ({ version: m.version })), 'one record per migration')
     await (stores[0] as PostgresStore).create(scope, 'posts', input('a'))
     t.ok(await (stores[3] as PostgresStore).get(scope, 'posts', 'a'), 'one database')
   })
@@ -72,6 +73,58 @@ t.test('postgres store', async t => {
     t.ok(outcomes.every(o => o.status === 'fulfilled' || (o.reason as CmsError).code === 'VALIDATION_FAILED'))
     const titles = (await one.list(scope, 'posts', parseListQuery({ _sort: 'title' }, schema, { seesDrafts: true }))).items.map(e => e.data.title)
     t.same(titles, ['T0', 'T1', 'T2', 'T3'])
+  })
+
+  t.test('a batch sent at once: a write that fails (not a refusal) fails alone, the writes after it are sent again', async t => {
+    const [store] = await opened(t, 1) as [PostgresStore]
+    await store.prepareCollection(schema)
+    await store.create(scope, 'posts', input('taken', { title: 'held' }, ['title']))
+    // A title too long for a btree entry: its index refuses it with an error (54000), which aborts the transaction.
+    const huge = Array.from({ length: 12_000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('')
+    const writes = [
+      store.create(scope, 'posts', input('first', { title: 'a' }, ['title'])),
+      store.create(scope, 'posts', input('clash', { title: 'held' }, ['title'])),
+      store.create(scope, 'posts', input('huge', { title: huge }, ['title'])),
+      store.create(scope, 'posts', input('taken', { title: 'b' }, ['title'])),
+      store.update(scope, 'posts', input('nobody', { title: 'c' }, ['title'])),
+      store.create(scope, 'posts', input('last', { title: 'd' }, ['title'])),
+      store.delete(scope, 'posts', 'nothing')
+    ]
+    const [first, clash, failed, taken, missing, last, nothing] = await Promise.allSettled(writes)
+    t.equal(first?.status, 'fulfilled')
+    t.equal((clash as PromiseRejectedResult).reason.code, 'VALIDATION_FAILED', 'a refusal before the failure')
+    t.equal(failed?.status, 'rejected')
+    t.notOk((failed as PromiseRejectedResult).reason instanceof CmsError, 'the failure is its own error')
+    t.equal((taken as PromiseRejectedResult).reason.code, 'CONFLICT', 'the rules still decide the writes sent again')
+    t.equal((missing as PromiseRejectedResult).reason.code, 'NOT_FOUND')
+    t.equal(nothing?.status === 'fulfilled' ? nothing.value : undefined, null, 'a delete of nothing: no seq')
+    const seqs = [first, last].map(o => (o as PromiseFulfilledResult<StoredWrite>).value.seq)
+    t.same(seqs, [2, 3], 'refused and failed writes take no seq')
+    t.notOk(await store.get(scope, 'posts', 'huge'))
+    t.equal((await store.get(scope, 'posts', 'last'))?.data.title, 'd')
+    t.equal((await store.changes.since(0, 10, { environment: 'default', locale: null })).records.length, 3)
+  })
+
+  t.test('a write is a statement prepared once per connection, whose generic plan PostgreSQL keeps: no planning per write', async t => {
+    // One connection, so the statements seen are the writes'.
+    const [store] = await replicas(t, 1, { databasePool: 1 }) as [PostgresStore]
+    await store.open()
+    await store.prepareCollection(schema)
+    for (let i = 0; i < 12; i++) await store.create(scope, 'posts', input(`g${i}`, { title: `t${i}` }, ['title']))
+    await t.rejects(store.create(scope, 'posts', input('g99', { title: 't3' }, ['title'])), { code: 'VALIDATION_FAILED' })
+    const { rows } = await store.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE starts_with(name, 'lectern_write_')")
+    t.equal(rows.length, 1, 'one statement for every create of the collection')
+    const plans = rows[0] as { generic_plans: string, custom_plans: string }
+    t.ok(Number(plans.generic_plans) >= 5, `planned once, run with its generic plan (${plans.generic_plans} generic, ${plans.custom_plans} custom)`)
+    // The unique lookup's generic plan (values unknown) still walks the field's partial index: the collection is in the text.
+    const params: unknown[] = []
+    const lookup = numbered(`SELECT ${holderSql({ environment: 'default', collection: 'posts', locale: '' }, 'title', 'x', 'g1', params)}`, params)
+    const client = new pg.Client({ connectionString: (store as unknown as { url: string }).url })
+    await client.connect()
+    t.teardown(() => client.end())
+    await client.query('SET enable_seqscan = off')
+    const plan = (await client.query(`EXPLAIN (GENERIC_PLAN) ${lookup}`)).rows.map(r => (r as Record<string, string>)['QUERY PLAN']).join('\n')
+    t.match(plan, /Index Scan using lx_/, 'the unique lookup\'s generic plan uses the partial index')
   })
 
   t.test('seqs over two writing stores: a reader following since() never skips one', async t => {
@@ -195,7 +248,7 @@ t.test('postgres store', async t => {
     t.equal(await store.contentFingerprint(), 'postgres:1', 'the fingerprint follows the log')
     await store.close()
     await client.query('INSERT INTO lectern_migrations (version, applied_at) VALUES (99, $1)', [new Date().toISOString()])
-    await t.rejects(store.open(), new RegExp(`layout version 99; this server understands ${MIGRATIONS.at(-1)?.version}`))
+    await t.rejects(store.open(), new RegExp(`layout version 99; this server understands ${String(MIGRATIONS.at(-1)?.version)}`))
   })
 
   t.test('since() with a baseline: an initial run leaves out what it cannot hold', async t => {
@@ -224,6 +277,8 @@ t.test('postgres store', async t => {
     t.teardown(() => client.end())
     const { rows } = await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'lx%'")
     t.equal(rows.length, 2, 'views (the default sort, descending) and title (unique, ascending): made once')
+    const statistics = await client.query("SELECT stxname FROM pg_statistic_ext WHERE stxnamespace = current_schema()::regnamespace AND stxname LIKE 'lxs%'")
+    t.equal(statistics.rows.length, 2, 'and statistics on each key')
     // On a table this small the planner would rather scan: forbid it, so the plan shows whether an index fits.
     await client.query('SET enable_seqscan = off')
     await client.query('SET enable_bitmapscan = off')
@@ -235,6 +290,60 @@ t.test('postgres store', async t => {
       t.match(plan, /Index Scan using lx_/, `${label}: ${plan.split('\n')[1] ?? ''}`)
       if (label === 'default sort') t.notMatch(plan, /Sort/, 'no sort: the index yields the order')
     }
+  })
+
+  t.test('statistics on the keys: the planner knows how many rows a filter matches, and walks the sort\'s index', async t => {
+    const [store] = await opened(t, 1) as [PostgresStore]
+    const shop: ResolvedSchema = { ...schema, name: 'items', fields: { category: { field_type: 'string' }, score: { field_type: 'integer' } }, default_sort: 'score' }
+    await store.prepareCollection(shop)
+    const categories = ['news', 'guides', 'events', 'opinion', 'releases']
+    await Promise.all(Array.from({ length: 3000 }, async (_, i) =>
+      await store.create(scope, 'items', input(`i${i}`, { category: categories[i % 5], score: (i * 7919) % 1000 }))))
+    const client = new pg.Client({ connectionString: (store as unknown as { url: string }).url })
+    await client.connect()
+    t.teardown(() => client.end())
+    await client.query('ANALYZE entries')
+    const query = parseListQuery({ category: 'news', 'score[gte]': '100', _sort: '-score', _per_page: '20' }, shop, { seesDrafts: true })
+    const sql = sqlBuilder(postgresDialect)
+    const params: unknown[] = ['default', 'items', '']
+    const where = ['environment = ? AND collection = ? AND locale = ?', ...sql.conditionsSql(query, params)].join(' AND ')
+    const text = numbered(`EXPLAIN SELECT slug FROM entries WHERE ${where} ORDER BY ${sql.orderSql(query.sort, [])} LIMIT 20`, params)
+    const plan = (await client.query(text, params)).rows.map(r => (r as Record<string, string>)['QUERY PLAN']).join('\n')
+    const scan = /Index Scan using (\S+)/.exec(plan)?.[1]
+    const scoreIndex = (await client.query("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'lx%' AND indexdef LIKE '%score%'")).rows[0] as { indexname: string }
+    t.equal(scan, scoreIndex.indexname, `the score index, walked in order: ${plan.split('\n')[0] ?? ''}`)
+    t.notMatch(plan, /Sort/, 'no sort')
+    t.match(plan, /rows=(\d{3,})/, 'a filter matching about a fifth of the rows is estimated so')
+  })
+
+  t.test('numbered pages read one after the other: each continues where the last ended, the same pages as OFFSET reads', async t => {
+    const [store, fresh] = await opened(t, 2) as [PostgresStore, PostgresStore]
+    await store.prepareCollection(schema)
+    // Ties and missing values in the sort key (views, descending): the slug decides, and no value comes last.
+    await Promise.all(Array.from({ length: 40 }, async (_, i) =>
+      await store.create(scope, 'posts', input(`p${String(i).padStart(2, '0')}`, i % 9 === 0 ? {} : { views: i % 4 }))))
+    const texts: string[] = []
+    const spied = store as unknown as { query: (text: string, values: unknown[]) => Promise<unknown> }
+    const query = spied.query.bind(store)
+    spied.query = async (text, values) => { texts.push(text); return await query(text, values) }
+    const pageOf = async (of: PostgresStore, page: number, filters: Record<string, string> = {}): Promise<string[]> =>
+      (await of.list(scope, 'posts', parseListQuery({ ...filters, _per_page: '7', _page: String(page) }, schema, { seesDrafts: true }))).items.map(e => e.slug)
+    // Six pages of 7, the last one holding 5.
+    const walked: string[][] = []
+    for (let page = 1; page <= 6; page++) walked.push(await pageOf(store, page))
+    t.equal(texts.filter(text => text.includes('OFFSET')).length, 1, 'only the first page walked by offset')
+    // The other store reads each page by its offset: last page first, so it never continues one.
+    const offsets: string[][] = []
+    for (let page = 6; page >= 1; page--) offsets.unshift(await pageOf(fresh, page))
+    t.same(walked, offsets, 'the same pages')
+    t.equal(walked.flat().length, 40)
+    t.same(await pageOf(store, 3, { 'views[gte]': '1' }), await pageOf(fresh, 3, { 'views[gte]': '1' }), 'another query: its own pages')
+    // A write moves the bucket's revision: the next page is read by its offset again, and sees the write.
+    await store.create(scope, 'posts', input('a-first', { views: 9 }))
+    fresh.noteChange(scope.environment, 'posts', scope.locale)
+    texts.length = 0
+    t.same(await pageOf(store, 2), await pageOf(fresh, 2), 'after a write: the page as it is now')
+    t.equal(texts.filter(text => text.includes('OFFSET')).length, 1, 'read by its offset')
   })
 
   t.test('isUnreachable tells connection failures from statement failures', async t => {
