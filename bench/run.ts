@@ -9,8 +9,8 @@
 // --no-pin (by default, with two or more cores and `taskset`, every server runs on core 0 and
 // this process, which drives the load, on core 1, so client and server never share a core),
 // --postgres-entries N (the PostgreSQL rows' collection, default 100000),
-// --only create,get,list,resolve,pull,sync,export,transform,admin,postgres, --stores sqlite,file (`--only pull` runs the
-// full pull alone, `--only sync` the sync and keyset rows alone, `--only export` the timed
+// --only create,get,list,resolve,versions,pull,sync,export,transform,admin,postgres, --stores sqlite,file (`--only pull` runs the
+// full pull alone, `--only versions` the cost of keeping versions (issue 26), `--only sync` the sync and keyset rows alone, `--only export` the timed
 // `lectern export`, with --data-dir and with --server: each creates the SQLite collection's --list-entries itself when no
 // earlier phase did; `--only postgres` the PostgreSQL rows, on an embedded server of their own),
 // --rows <regular expression> (only the rows whose name it matches; the phases still set up their data),
@@ -40,7 +40,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '5' },
     'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '50' },
-    only: { type: 'string', default: 'create,get,list,resolve,pull,sync,export,transform,admin,postgres' },
+    only: { type: 'string', default: 'create,get,list,resolve,versions,pull,sync,export,transform,admin,postgres' },
     stores: { type: 'string', default: 'sqlite,file' },
     rows: { type: 'string', default: '' },
     'cpu-prof': { type: 'string', default: '' },
@@ -646,6 +646,90 @@ async function entriesPhase (store: Store): Promise<void> {
   }
 }
 
+/** Writes per round of the versions phase, per server and kind (create, then update of the same entries). */
+const VERSION_WRITES = 2000
+const VERSION_ROUNDS = 4
+
+/** One batch of writes over HTTP at full concurrency, and the server's CPU time per write (µs). */
+async function timedWrites (server: Running, requests: (i: number) => CannonRequest, count: number): Promise<{ measure: Measure, cpuUs: number | null }> {
+  let i = 0
+  const before = processCpuUs(server.child.pid)
+  const result = await autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    amount: count,
+    timeout: 30,
+    requests: [{ setupRequest: req => ({ ...req, ...requests(i++) }) }]
+  })
+  // A batch lasts a few seconds: its rate from the whole run, not from autocannon's per-second samples.
+  const measure = { ...toMeasure(result), reqPerSec: Math.round(result.requests.total / Math.max(0.001, result.duration)) }
+  return { measure, cpuUs: perRequestUs(before, processCpuUs(server.child.pid), result.requests.total) }
+}
+
+/**
+ * Issue 26: a write that keeps a version (CMS_REVISIONS at its default, 50) costs at most 25% more
+ * than one that keeps none (CMS_REVISIONS=0). Two servers of the store, one per setting, cache
+ * off, take turns (VERSION_ROUNDS rounds, the order alternating): each round creates
+ * VERSION_WRITES new entries, then updates them (PUT). The verdict compares what the create and
+ * update rows measure, durable writes per second (medians of the rounds): with versions at least
+ * 80% of without, i.e. at most 25% more time per write. The server's CPU time per write (every
+ * thread: the file store's writers too) is printed beside it.
+ */
+async function versionsPhase (store: Store): Promise<void> {
+  const servers: Array<[label: string, server: Running]> = []
+  try {
+    for (const [label, revisions] of [['CMS_REVISIONS=0', '0'], ['CMS_REVISIONS=50', '50']] as const) {
+      const server = await startLectern(store, path.join(scratch, `data-versions-${store}-${revisions}`), { CMS_CACHE_MAX: '0', CMS_REVISIONS: revisions })
+      servers.push([label, server])
+      await createSchemas(server)
+    }
+    const cpu = new Map<string, number[]>()
+    const throughput = new Map<string, number[]>()
+    const last = new Map<string, Measure>()
+    for (let round = 0; round < VERSION_ROUNDS; round++) {
+      const order = round % 2 === 0 ? servers : [...servers].reverse()
+      for (const [label, server] of order) {
+        const from = round * VERSION_WRITES
+        const create = await timedWrites(server, i => ({ method: 'POST', path: '/api/content/bench_post', headers: { 'content-type': 'application/json' }, body: JSON.stringify(entryBody(from + i)) }), VERSION_WRITES)
+        const update = await timedWrites(server, i => ({
+          method: 'PUT', path: `/api/content/bench_post/entry-${from + i}`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(entryBody(from + i, { title: `Updated ${from + i}` }))
+        }), VERSION_WRITES)
+        for (const [kind, run] of [['create', create], ['update', update]] as const) {
+          if (run.measure.errors > 0) throw new Error(`${kind} with ${label}: ${run.measure.errors} errors`)
+          const key = `${kind}\u0000${label}`
+          if (run.cpuUs !== null) cpu.set(key, [...(cpu.get(key) ?? []), run.cpuUs])
+          throughput.set(key, [...(throughput.get(key) ?? []), run.measure.reqPerSec])
+          last.set(key, run.measure)
+        }
+      }
+    }
+    for (const kind of ['create', 'update'] as const) {
+      const rates = (label: string): number[] => (throughput.get(`${kind}\u0000${label}`) ?? [])
+      const rate = median(rates('CMS_REVISIONS=50')) / Math.max(1, median(rates('CMS_REVISIONS=0')))
+      const without = cpu.get(`${kind}\u0000CMS_REVISIONS=0`) ?? []
+      const withVersions = cpu.get(`${kind}\u0000CMS_REVISIONS=50`) ?? []
+      const cpuNote = without.length > 0 && withVersions.length > 0
+        ? `server CPU per write ${Math.round(median(withVersions))} µs against ${Math.round(median(without))} µs (${(median(withVersions) / median(without) * 100).toFixed(0)}%)`
+        : 'no CPU times on this system'
+      const row: Row = {
+        name: `${kind}, keeping versions (CMS_REVISIONS=50)`,
+        store,
+        lectern: { ...(last.get(`${kind}\u0000CMS_REVISIONS=50`) as Measure), reqPerSec: Math.round(median(rates('CMS_REVISIONS=50'))) },
+        baseline: { ...(last.get(`${kind}\u0000CMS_REVISIONS=0`) as Measure), reqPerSec: Math.round(median(rates('CMS_REVISIONS=0'))) },
+        ratio: rate,
+        target: '>= 80% of CMS_REVISIONS=0',
+        // At most 25% more per write: the row's writes per second at least 1/1.25 of the same writes keeping no version.
+        pass: rate >= 0.8,
+        note: `base/s: the same writes with CMS_REVISIONS=0; medians of ${VERSION_ROUNDS} alternating rounds of ${VERSION_WRITES}; ${cpuNote}`
+      }
+      rows.push(row)
+      printRow(row)
+    }
+  } finally {
+    for (const [, server] of servers) await server.stop()
+  }
+}
+
 /** One pass of a full pull: every page of 1000, one after another, as a static-site build reads them. */
 async function pullPages (server: Running, query: string): Promise<{ measure: Measure, seconds: number, pages: number }> {
   const times: number[] = []
@@ -1113,6 +1197,11 @@ async function main (): Promise<void> {
   if (['create', 'get', 'list', 'resolve'].some(phase => ONLY.has(phase))) {
     for (const store of STORES) {
       try { await entriesPhase(store) } catch (err) { failures.push(`${store}: ${(err as Error).message}`) }
+    }
+  }
+  if (ONLY.has('versions')) {
+    for (const store of STORES) {
+      try { await versionsPhase(store) } catch (err) { failures.push(`versions ${store}: ${(err as Error).message}`) }
     }
   }
   if (ONLY.has('pull') && STORES.includes('sqlite')) {
