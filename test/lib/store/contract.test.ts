@@ -6,7 +6,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { CmsError } from '../../../lib/errors.js'
 import { parseListQuery } from '../../../lib/query/parse.js'
-import type { StoreOptions } from '../../../lib/store/index.js'
+import { PostgresStore, type StoreOptions } from '../../../lib/store/index.js'
 import type { ResolvedSchema } from '../../../types/schema.js'
 import type { Scope } from '../../../types/scope.js'
 import type { ChangeFilter, ChangeRecord } from '../../../types/changes.js'
@@ -60,6 +60,20 @@ async function readLog (store: ContentStore, filter: ChangeFilter = main): Promi
     after = page.upTo
     if (!page.more) return out
   }
+}
+
+/** A transaction of the test's holding a PostgreSQL store's write lock until `release`. */
+function holdWriteLock (store: PostgresStore): { taken: Promise<void>, release: () => void, done: Promise<void> } {
+  let release = (): void => {}
+  const released = new Promise<void>(resolve => { release = resolve })
+  let taken = (): void => {}
+  const took = new Promise<void>(resolve => { taken = resolve })
+  const done = store.transaction(async client => {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('lectern:write:' || current_schema(), 0))")
+    taken()
+    await released
+  })
+  return { taken: took, release, done }
 }
 
 for (const factory of storeFactories) {
@@ -174,15 +188,21 @@ for (const factory of storeFactories) {
       const store = await fresh(t)
       await store.prepareCollection(schema)
       await store.create(scope, 'posts', input('old', { title: 'Old' }))
+      // On PostgreSQL the writes commit on other connections while the reads run on theirs: a
+      // busy machine could let a commit come first. Holding the store's write lock (the same
+      // advisory lock, from a transaction of the test's) keeps them in flight until the reads are done.
+      const held = store instanceof PostgresStore ? holdWriteLock(store) : null
+      await held?.taken
       const pending = store.create(scope, 'posts', input('new', { title: 'Fresh' }))
       const moving = store.update(scope, 'posts', input('old', { title: 'Moved' }))
-      // Read at once, all three: one after the other, the last may come after a database's commit.
       const [creating, old, created] = await Promise.all([
         store.findByValue(scope, 'posts', 'title', 'Fresh', null), store.findByValue(scope, 'posts', 'title', 'Old', null), store.get(scope, 'posts', 'new')
       ])
       t.equal(creating, null, 'a create in flight is not seen')
       t.equal(old, 'old', 'nor is an update in flight')
       t.equal(created, undefined)
+      held?.release()
+      await held?.done
       await Promise.all([pending, moving])
       t.equal((await store.get(scope, 'posts', 'new'))?.data.title, 'Fresh')
       t.equal(await store.findByValue(scope, 'posts', 'title', 'Moved', null), 'old')
