@@ -191,7 +191,7 @@ export class ReferenceService {
       const entry = found.get(JSON.stringify([r.locale, r.collection]))?.get(r.slug)
       const field = this.registry.collection(r.collection)?.schema.display_field
       if (entry === undefined || field == null || (entry.status === 'draft' && !seesDrafts)) return null
-      const value = entry.data[field]
+      const value = Object.hasOwn(entry.data, field) ? entry.data[field] : undefined
       return typeof value === 'string' || typeof value === 'number' ? String(value) : null
     })
   }
