@@ -2,6 +2,7 @@
 import type { AnchorHTMLAttributes, ComponentChildren, JSX } from 'preact'
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { describeError } from './api.js'
+import { setAsker, type Question } from './guard.js'
 import { onLinkClick } from './router.js'
 
 export function Link (props: AnchorHTMLAttributes & { href: string }): JSX.Element {
@@ -144,6 +145,29 @@ export function ConfirmDialog ({ open, title, message, confirmLabel, onConfirm, 
         <button type='button' class='danger' onClick={onConfirm}>{confirmLabel}</button>
       </div>
     </Dialog>
+  )
+}
+
+/** The one modal that asks the guard's questions (guard.ts ask): leave unsaved work, bulk actions. */
+export function ConfirmHost (): JSX.Element {
+  const [pending, setPending] = useState<{ question: Question, answer: (yes: boolean) => void } | null>(null)
+  useEffect(() => {
+    setAsker(async question => await new Promise<boolean>(resolve => { setPending({ question, answer: resolve }) }))
+    return () => { setAsker(null) }
+  }, [])
+  const settle = (yes: boolean): void => {
+    pending?.answer(yes)
+    setPending(null)
+  }
+  return (
+    <ConfirmDialog
+      open={pending !== null}
+      title={pending?.question.title ?? ''}
+      message={pending?.question.message ?? ''}
+      confirmLabel={pending?.question.confirmLabel ?? 'OK'}
+      onConfirm={() => { settle(true) }}
+      onCancel={() => { settle(false) }}
+    />
   )
 }
 

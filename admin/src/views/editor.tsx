@@ -1,8 +1,10 @@
 // The entry editor: a form generated from the resolved schema, a live slug check, server
 // messages beside their fields, save as draft or publish, delete, and the "used by" panel.
 import type { JSX } from 'preact'
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
-import { ApiError, api, describeError, isNotFound, seg } from '../api.js'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { ApiError, api, describeError, getCounted, isNotFound, seg } from '../api.js'
+import { autosaveKey, clearAutosave, readAutosave, writeAutosave, type Autosaved } from '../autosave.js'
+import { useLeaveGuard } from '../guard.js'
 import { scopeQuery, useApp, type Scope } from '../context.js'
 import { FieldList } from '../fields/fields.js'
 import { FormContext, initialValues, placeMessages, prune, renderedPaths, messagePath, type FormState } from '../fields/form.js'
@@ -152,12 +154,15 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
     if (isNew && !slugTouched && typeof titleValue === 'string') setSlugText(normalizeSlugHint(titleValue))
   }, [titleValue, isNew, slugTouched])
 
+  useLeaveGuard(dirty)
+  const draftKey = autosaveKey(collection, stored?._slug ?? fixedSlug, scope)
+  const [recovered, setRecovered] = useState<Autosaved | null>(() => readAutosave(draftKey))
+  const [referrerTotal, setReferrerTotal] = useState<number | null>(null)
   useEffect(() => {
     if (!dirty) return
-    const warn = (e: BeforeUnloadEvent): void => { e.preventDefault() }
-    addEventListener('beforeunload', warn)
-    return () => { removeEventListener('beforeunload', warn) }
-  }, [dirty])
+    const timer = setTimeout(() => { writeAutosave(draftKey, values, slugText) }, 400)
+    return () => { clearTimeout(timer) }
+  }, [dirty, values, slugText, draftKey])
 
   const setLocalError = useCallback((path: string, message: string | null) => {
     setLocalErrors(current => {
@@ -204,6 +209,8 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
         ? await api.post<Entry>(`/api/content/${seg(collection)}`, body, query)
         : await api.put<Entry>(`/api/content/${seg(collection)}/${seg(stored?._slug ?? '')}`, body, query)
       setDirty(false)
+      clearAutosave(draftKey)
+      setRecovered(null)
       notify(isNew
         ? `Created “${entryTitle(saved, titleField)}” as ${saved._status}.`
         : `Saved “${entryTitle(saved, titleField)}” (${saved._status}).`)
@@ -230,12 +237,36 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
     try {
       await api.delete(`/api/content/${seg(collection)}/${seg(stored._slug)}`, scopeQuery(scope))
       setDirty(false)
+      clearAutosave(draftKey)
       notify(`Deleted “${entryTitle(stored, titleField)}”.`)
       navigate(href(['content', collection]))
     } catch (err) {
       setSaving(null)
       notify(`Not deleted: ${describeError(err)}`, 'error')
     }
+  }
+
+  // Ctrl/Cmd+S saves with the entry's current status (the form's default action).
+  const saveRef = useRef(save)
+  saveRef.current = save
+  useEffect(() => {
+    if (!canWrite) return
+    const onKey = (e: KeyboardEvent): void => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') {
+        e.preventDefault()
+        void saveRef.current(stored?._status ?? 'published')
+      }
+    }
+    addEventListener('keydown', onKey)
+    return () => { removeEventListener('keydown', onKey) }
+  }, [canWrite, stored?._status])
+
+  const restore = (copy: Autosaved): void => {
+    setValues(copy.values)
+    if (isNew && fixedSlug === null && copy.slug !== '') { setSlugText(copy.slug); setSlugTouched(true) }
+    setDirty(true)
+    setRecovered(null)
+    notify('Your unsaved edits are back. Save to keep them.', 'info')
   }
 
   const heading = stored !== null ? entryTitle({ ...stored, ...values } as Entry, titleField) : 'New entry'
@@ -265,8 +296,23 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
           {stored !== null && <StatusBadge status={stored._status} />}
           {scope.locale !== null && <span class='badge'>{scope.locale}</span>}
           {scope.environment !== null && <span class='badge'>{scope.environment}</span>}
+          {dirty && <span class='badge unsaved'>unsaved changes</span>}
+          {stored !== null && session.previewUrl !== null && (
+            <a class='button push-right' href={previewHref(session.previewUrl, collection, stored._slug, scope)} target='_blank' rel='noopener noreferrer'>
+              Open preview<span class='visually-hidden'> (opens a new tab)</span>
+            </a>
+          )}
         </div>
         {!canWrite && <p class='notice info'>Read-only: your role can view content, drafts included, but not change it.</p>}
+        {canWrite && recovered !== null && (
+          <div class='notice info recover' role='region' aria-label='Unsaved edits found'>
+            <p>Unsaved edits of this entry from {formatDate(recovered.savedAt)} were kept in this browser.</p>
+            <div class='actions'>
+              <button type='button' class='primary' onClick={() => { restore(recovered) }}>Bring them back</button>
+              <button type='button' onClick={() => { clearAutosave(draftKey); setRecovered(null) }}>Discard them</button>
+            </div>
+          </div>
+        )}
         <ErrorSummary title={`The entry was not saved: ${messages.length === 1 ? '1 problem' : `${messages.length} problems`}`} errors={messages} fieldId={summaryFieldId} />
         <form
           class='entry-form' noValidate aria-label={`${schemaLabel(schema)} entry`}
@@ -312,13 +358,20 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
               <dt>Updated</dt><dd>{formatDate(stored._updated_at)}</dd>
             </dl>
           </section>
-          <UsedBy collection={collection} slug={stored._slug} />
+          <UsedBy collection={collection} slug={stored._slug} onTotal={setReferrerTotal} />
         </aside>
       )}
       <ConfirmDialog
         open={confirmDelete}
         title='Delete this entry?'
-        message={<p>“{heading}” will be removed{scope.locale !== null ? ` in ${scope.locale}` : ''}. This cannot be undone.</p>}
+        message={(
+          <>
+            <p>“{heading}” will be removed{scope.locale !== null ? ` in ${scope.locale}` : ''}. This cannot be undone.</p>
+            {referrerTotal !== null && referrerTotal > 0 && (
+              <p class='warning'><strong>{referrerTotal === 1 ? '1 entry refers' : `${referrerTotal} entries refer`} to it</strong> (see Used by): {referrerTotal === 1 ? 'its reference' : 'their references'} will point to nothing.</p>
+            )}
+          </>
+        )}
         confirmLabel='Delete entry'
         onConfirm={() => { void remove() }}
         onCancel={() => { setConfirmDelete(false) }}
@@ -365,38 +418,51 @@ function SlugField ({ collection, scope, value, fixed, errors, disabled, onChang
   )
 }
 
-function UsedBy ({ collection, slug }: { collection: string, slug: string }): JSX.Element {
-  const referrers = useLoad(async signal => {
-    try {
-      const body = await api.get<Referrer[] | { items?: Referrer[], referrers?: Referrer[] }>(`/api/content/${seg(collection)}/${seg(slug)}/referrers`, undefined, signal)
-      return Array.isArray(body) ? body : body.items ?? body.referrers ?? []
-    } catch (err) {
-      // Older servers (or a missing entry) have no referrers endpoint: say so, do not fail the page.
-      if (isNotFound(err)) return null
-      throw err
-    }
-  }, [collection, slug])
+/** CMS_PREVIEW_URL with its placeholders filled, each value URL-encoded. */
+export function previewHref (template: string, collection: string, slug: string, scope: Scope): string {
+  const values: Record<string, string> = { collection, slug, locale: scope.locale ?? '', environment: scope.environment ?? '' }
+  return template.replace(/\{(collection|slug|locale|environment)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''))
+}
+
+const USED_BY_PAGE = 10
+
+function UsedBy ({ collection, slug, onTotal }: { collection: string, slug: string, onTotal: (total: number | null) => void }): JSX.Element {
+  const [page, setPage] = useState(1)
+  const referrers = useLoad(async signal => await getCounted<Referrer[]>(
+    `/api/content/${seg(collection)}/${seg(slug)}/referrers`, { _page: page, _per_page: USED_BY_PAGE }, signal
+  ), [collection, slug, page], { keep: true })
+  const total = referrers.data?.total ?? null
+  useEffect(() => { onTotal(total) }, [total])
+  const pages = total === null ? 1 : Math.max(1, Math.ceil(total / USED_BY_PAGE))
+  const items = referrers.data?.body ?? []
   return (
     <section class='card' aria-labelledby='used-by'>
-      <h2 id='used-by'>Used by</h2>
+      <h2 id='used-by'>Used by{total !== null && total > 0 ? ` (${total})` : ''}</h2>
       {referrers.loading && referrers.data === undefined && <Loading />}
       {referrers.error !== null && <p class='muted'>{describeError(referrers.error)}</p>}
-      {referrers.data === null && <p class='muted'>Not available on this server.</p>}
-      {referrers.data !== undefined && referrers.data !== null && (
-        referrers.data.length === 0
+      {referrers.data !== undefined && (
+        items.length === 0
           ? <p class='muted'>No other entry refers to this one.</p>
           : (
             <ul class='referrers'>
-              {referrers.data.map(r => (
+              {items.map(r => (
                 <li key={`${r.collection}/${r.slug}/${r.field}/${r.locale ?? ''}`}>
+                  {/* Same tab: the session cookie serves every tab, but staying here keeps the guard in charge. */}
                   <Link href={href(['content', r.collection, 'entry', r.slug], r.locale !== null ? { locale: r.locale } : {})}>
-                    {r.collection}/{r.slug}
+                    {r.title ?? r.slug}
                   </Link>
-                  <span class='muted'> · {r.field}{r.locale !== null ? ` · ${r.locale}` : ''}</span>
+                  <span class='muted'> · {r.collection}{r.title !== null ? ` ${r.slug}` : ''} · {r.field}{r.locale !== null ? ` · ${r.locale}` : ''}</span>
                 </li>
               ))}
             </ul>
             )
+      )}
+      {pages > 1 && (
+        <nav class='pager small' aria-label='Used by pages'>
+          <button type='button' disabled={page <= 1} onClick={() => { setPage(p => p - 1) }}>Previous</button>
+          <span>{page} of {pages}</span>
+          <button type='button' disabled={page >= pages} onClick={() => { setPage(p => p + 1) }}>Next</button>
+        </nav>
       )}
     </section>
   )
