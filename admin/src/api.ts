@@ -115,6 +115,8 @@ export const api = {
   get: async <T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> => await request<T>('GET', path, { query, signal }),
   post: async <T>(path: string, body: unknown, query?: Query): Promise<T> => await request<T>('POST', path, { body, query }),
   put: async <T>(path: string, body: unknown, query?: Query): Promise<T> => await request<T>('PUT', path, { body, query }),
+  /** A JSON merge patch (contract §4 PATCH). */
+  patch: async <T>(path: string, body: unknown, query?: Query): Promise<T> => await request<T>('PATCH', path, { body, query }),
   delete: async (path: string, query?: Query): Promise<void> => { await request<undefined>('DELETE', path, { query }) },
   upload: async (files: File[], folder: string, query?: Query): Promise<Asset[]> => {
     const form = new FormData()

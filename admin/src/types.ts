@@ -27,6 +27,8 @@ export interface ListEnvelope<T> {
   page: number
   per_page: number
   pages: number
+  /** The keyset cursor of the next page (contract §10); null on the last. */
+  next?: string | null
 }
 
 export interface CollectionSummary {

@@ -187,7 +187,7 @@ function MarkdownInput ({ common, value, disabled, onChange }: { common: Common,
   return (
     <div class='markdown'>
       <div class='editor-tabs'>
-        <button type='button' aria-pressed={preview} aria-controls={`${common.id}-preview`} onClick={() => { setPreview(p => !p) }}>
+        <button type='button' aria-pressed={preview} aria-controls={preview ? `${common.id}-preview` : undefined} onClick={() => { setPreview(p => !p) }}>
           {preview ? 'Hide preview' : 'Show preview'}
         </button>
       </div>
@@ -374,7 +374,8 @@ function ArrayInput ({ def, value, control, onChange, path, label }: { def: Fiel
     const item = list.current?.querySelector<HTMLElement>(`[data-index="${focusAfter.index}"]`)
     const target = focusAfter.action === 'first'
       ? item?.querySelector<HTMLElement>('input, select, textarea, button')
-      : item?.querySelector<HTMLElement>(`[data-action="${focusAfter.action}"]`) ?? item?.querySelector<HTMLElement>('button')
+      // A move to the top or the bottom disables that button: focus its twin, never the page.
+      : item?.querySelector<HTMLElement>(`[data-action="${focusAfter.action}"]:not(:disabled)`) ?? item?.querySelector<HTMLElement>('button:not(:disabled)')
     target?.focus()
     setFocusAfter(null)
   }, [focusAfter])

@@ -150,7 +150,7 @@ export function AssetBrowser ({ mimePrefix, onPick, folder: controlledFolder, on
             {canWrite && (
               <div class='control'>
                 <input
-                  ref={fileInput} id='asset-upload' type='file' multiple class='visually-hidden' tabIndex={-1}
+                  ref={fileInput} id='asset-upload' type='file' aria-label='Files to upload' multiple class='visually-hidden' tabIndex={-1}
                   accept={mimePrefix !== undefined ? `${mimePrefix}*` : undefined}
                   onChange={e => { void upload(Array.from(e.currentTarget.files ?? [])) }}
                 />
