@@ -106,13 +106,23 @@ export function Dialog ({ open, title, onClose, children, class: className }: Di
       dialog.close()
     }
   }, [open])
+  // A modal <dialog> makes the page inert, but Tab past its last control leaves the document (for
+  // the browser's own toolbar): wrap around instead, so focus stays in the dialog.
+  const keepFocus = (event: KeyboardEvent): void => {
+    if (event.key !== 'Tab' || ref.current === null) return
+    const controls = [...ref.current.querySelectorAll<HTMLElement>('button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])')].filter(el => !el.matches(':disabled'))
+    const first = controls[0]
+    const last = controls[controls.length - 1]
+    if (first === undefined || last === undefined) return
+    if (event.shiftKey && document.activeElement === first) { event.preventDefault(); last.focus() } else if (!event.shiftKey && document.activeElement === last) { event.preventDefault(); first.focus() }
+  }
   const handleClose = (): void => {
     if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus()
     opener.current = null
     onClose()
   }
   return (
-    <dialog ref={ref} class={`dialog ${className ?? ''}`} aria-labelledby={titleId} onClose={handleClose}>
+    <dialog ref={ref} class={`dialog ${className ?? ''}`} aria-labelledby={titleId} onClose={handleClose} onKeyDown={keepFocus}>
       {open && (
         <>
           <header class='dialog-head'>

@@ -7,6 +7,7 @@ import { autosaveKey, clearAutosave, readAutosave, writeAutosave, type Autosaved
 import { useLeaveGuard } from '../guard.js'
 import { scopeQuery, useApp, type Scope } from '../context.js'
 import { FieldList } from '../fields/fields.js'
+import { MissingReferences } from './missing-references.js'
 import { FormContext, initialValues, placeMessages, prune, renderedPaths, messagePath, type FormState } from '../fields/form.js'
 import { href, navigate } from '../router.js'
 import { displayField, entryTitle, schemaLabel } from '../schema.js'
@@ -313,6 +314,7 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
             </div>
           </div>
         )}
+        {isNew && fixedSlug !== null && scope.locale !== null && <MissingReferences schema={schema} values={initial} scope={scope} />}
         <ErrorSummary title={`The entry was not saved: ${messages.length === 1 ? '1 problem' : `${messages.length} problems`}`} errors={messages} fieldId={summaryFieldId} />
         <form
           class='entry-form' noValidate aria-label={`${schemaLabel(schema)} entry`}
