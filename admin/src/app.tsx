@@ -134,9 +134,7 @@ function Shell ({ session, signOut }: { session: Session, signOut: (message: str
             : <span class='badge role' title='The role of your API key'>{session.role}</span>}
         </span>
         {!session.open && <button type='button' class='link-button' onClick={() => { void leave(false) }}>Sign out</button>}
-        {!session.open && session.role === 'admin' && (
-          <button type='button' class='link-button' title='Ends every session of every user, in every browser' onClick={() => { void leave(true) }}>Sign out everywhere</button>
-        )}
+
       </header>
       <div class='shell'>
         <nav id='sidebar' class={`sidebar ${menuOpen ? 'open' : ''}`} aria-label='Main'>
@@ -161,6 +159,13 @@ function Shell ({ session, signOut }: { session: Session, signOut: (message: str
           <ul class='nav-list'>
             <li><Link href={href(['schemas'])} aria-current={route.segments[0] === 'schemas' ? 'page' : undefined}>Schemas</Link></li>
           </ul>
+          {!session.open && session.role === 'admin' && (
+            <>
+              <h2>Sessions</h2>
+              <button type='button' class='link-button' aria-describedby='sign-out-everywhere-hint' onClick={() => { void leave(true) }}>Sign out everywhere</button>
+              <p id='sign-out-everywhere-hint' class='hint'>Ends every session of every user, in every browser. API keys keep working.</p>
+            </>
+          )}
         </nav>
         <main id='main' tabIndex={-1}>
           <Page route={route} />

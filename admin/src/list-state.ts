@@ -19,7 +19,7 @@ export interface ListState {
   perPage: number
   /** The keyset cursor of this page; null on the first. */
   after: string | null
-  /** The cursors of the pages before this one (the first page's is ''), for Previous. */
+  /** The cursors of the pages before this one (the first page's is FIRST), for Previous. */
   trail: string[]
   columns: string[]
   filters: Filter[]
@@ -90,19 +90,22 @@ export function listRequest (state: ListState, scope: Query): Query {
   return query
 }
 
+/** The first page's place in the trail (it has no cursor). */
+const FIRST = '-'
+
 /** URL changes that start the list over from its first page (any change but paging). */
 export const FROM_START = { after: null, prev: null } as const
 
 /** The URL changes of Next: this page's cursor joins the trail. */
 export function nextPage (state: ListState, next: string): Record<string, string> {
-  return { after: next, prev: [...state.trail, state.after ?? ''].join(' ') }
+  return { after: next, prev: [...state.trail, state.after ?? FIRST].join(' ') }
 }
 
 /** The URL changes of Previous: the last cursor of the trail. */
 export function previousPage (state: ListState): Record<string, string | null> {
   const trail = state.trail.slice(0, -1)
-  const after = state.trail[state.trail.length - 1] ?? ''
-  return { after: after === '' ? null : after, prev: trail.length === 0 ? null : trail.join(' ') }
+  const after = state.trail[state.trail.length - 1] ?? FIRST
+  return { after: after === FIRST ? null : after, prev: trail.length === 0 ? null : trail.join(' ') }
 }
 
 export const filterParam = (f: { field: string, op: string }): string => `f.${f.field}.${f.op}`

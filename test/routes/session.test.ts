@@ -16,7 +16,7 @@ async function signIn (t: Test, app: FastifyInstance, key: string): Promise<{ co
 
 const category = (slug: string, status = 'published'): Record<string, unknown> => ({ _slug: slug, name: slug, _status: status })
 
-eachStore(t, async (t, _store, storeEnv) => {
+eachStore(t, async (t, store, storeEnv) => {
   const env: Env = { ...storeEnv, ...KEYS_ENV, CMS_SEED: 'true' }
 
   t.test('sign in: a cookie with the expected attributes; the key is not in it', async t => {
@@ -104,6 +104,26 @@ eachStore(t, async (t, _store, storeEnv) => {
     t.equal((await app.inject({ method: 'GET', url: '/api/session', headers: auth(EDITOR_KEY) })).json().role, 'editor', 'keys still work')
     const again = await signIn(t, app, EDITOR_KEY)
     t.equal((await app.inject({ method: 'GET', url: '/api/session', headers: { cookie: again.cookie } })).json().role, 'editor', 'a new sign-in works')
+  })
+
+  t.test('PostgreSQL: every replica accepts a session; sign out everywhere reaches them all', { skip: store !== 'postgres' && 'only PostgreSQL is shared by processes' }, async t => {
+    const first = await build(t, env)
+    // Another process: its own data dir, the same database schema.
+    const other = await build(t, { ...env, CMS_DATABASE_URL: first.config.databaseUrl ?? '', CMS_TYPES_DIR: first.config.typesDir })
+    t.not(other.config.dataDir, first.config.dataDir)
+    const admin = await signIn(t, first, ADMIN_KEY)
+    const me = await other.inject({ method: 'GET', url: '/api/session', headers: { cookie: admin.cookie } })
+    t.equal(me.json().role, 'admin', 'a cookie of one replica counts on the other')
+    t.equal(me.json().csrf, admin.csrf, 'with the same CSRF token')
+    t.equal((await other.inject({ method: 'POST', url: '/api/session/revoke', headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf } })).statusCode, 204)
+    // The first replica hears of it through the database (within about a second): poll.
+    const deadline = Date.now() + 10_000
+    let role: unknown = 'admin'
+    while (role !== null && Date.now() < deadline) {
+      role = (await first.inject({ method: 'GET', url: '/api/session', headers: { cookie: admin.cookie } })).json().role
+      if (role !== null) await new Promise(resolve => setTimeout(resolve, 50))
+    }
+    t.equal(role, null, 'signed out on the replica that did not rotate')
   })
 
   t.test('the secret survives a restart: a session outlives it', async t => {
