@@ -168,7 +168,10 @@ function Shell ({ session, signOut }: { session: Session, signOut: (message: str
           )}
         </nav>
         <main id='main' tabIndex={-1}>
-          <Page route={route} />
+          {/* The scope must be known before a page loads anything: an entry, or its autosave, is per locale and environment. */}
+          {(locales.loading && locales.data === undefined) || (environments.loading && environments.data === undefined)
+            ? <Loading />
+            : <Page route={route} />}
         </main>
       </div>
       <ConfirmHost />

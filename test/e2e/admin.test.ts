@@ -757,6 +757,11 @@ async function leaveGuard (t: Test, { base, page }: Harness): Promise<void> {
   await dialog.waitFor({ state: 'hidden' })
   t.match(page.url(), /\/entry\/grace$/, 'Back is undone when the editor stays')
 
+  // The edit is copied to local storage as it is made.
+  await page.waitForFunction(() => {
+    const storage = (globalThis as unknown as { localStorage: { length: number, key: (i: number) => string | null } }).localStorage
+    return Array.from({ length: storage.length }, (_, i) => storage.key(i) ?? '').some(k => k.startsWith('lectern.autosave:') && k.includes('grace'))
+  })
   // A reload asks the browser's own question; the local autosave brings the edit back.
   const asked: string[] = []
   page.once('dialog', d => { asked.push(d.type()); void d.accept() })
