@@ -127,6 +127,34 @@ interface FormProps {
   onCreated: (entry: Entry) => void
 }
 
+/** The local autosave of an editor (autosave.ts): the copy found at start, and a copy made 400 ms after each edit. */
+function useAutosave (key: string, dirty: boolean, values: Record<string, unknown>, slug: string): [Autosaved | null, (copy: Autosaved | null) => void] {
+  const [recovered, setRecovered] = useState<Autosaved | null>(() => readAutosave(key))
+  useEffect(() => {
+    if (!dirty) return
+    const timer = setTimeout(() => { writeAutosave(key, values, slug) }, 400)
+    return () => { clearTimeout(timer) }
+  }, [dirty, values, slug, key])
+  return [recovered, setRecovered]
+}
+
+/** Ctrl+S (Cmd+S) calls the latest `save`, instead of the browser's "save page". */
+function useSaveShortcut (enabled: boolean, save: () => void): void {
+  const latest = useRef(save)
+  latest.current = save
+  useEffect(() => {
+    if (!enabled) return
+    const onKey = (e: KeyboardEvent): void => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') {
+        e.preventDefault()
+        latest.current()
+      }
+    }
+    addEventListener('keydown', onKey)
+    return () => { removeEventListener('keydown', onKey) }
+  }, [enabled])
+}
+
 function normalizeSlugHint (text: string): string {
   return text.trim().toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '')
     .replace(/[^a-z0-9\s_-]+/g, '').replace(/[\s_]+/g, '-').replace(/-+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80)
@@ -157,13 +185,8 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
 
   useLeaveGuard(dirty)
   const draftKey = autosaveKey(collection, stored?._slug ?? fixedSlug, scope)
-  const [recovered, setRecovered] = useState<Autosaved | null>(() => readAutosave(draftKey))
+  const [recovered, setRecovered] = useAutosave(draftKey, dirty, values, slugText)
   const [referrerTotal, setReferrerTotal] = useState<number | null>(null)
-  useEffect(() => {
-    if (!dirty) return
-    const timer = setTimeout(() => { writeAutosave(draftKey, values, slugText) }, 400)
-    return () => { clearTimeout(timer) }
-  }, [dirty, values, slugText, draftKey])
 
   const setLocalError = useCallback((path: string, message: string | null) => {
     setLocalErrors(current => {
@@ -248,19 +271,7 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
   }
 
   // Ctrl/Cmd+S saves with the entry's current status (the form's default action).
-  const saveRef = useRef(save)
-  saveRef.current = save
-  useEffect(() => {
-    if (!canWrite) return
-    const onKey = (e: KeyboardEvent): void => {
-      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') {
-        e.preventDefault()
-        void saveRef.current(stored?._status ?? 'published')
-      }
-    }
-    addEventListener('keydown', onKey)
-    return () => { removeEventListener('keydown', onKey) }
-  }, [canWrite, stored?._status])
+  useSaveShortcut(canWrite, () => { void save(stored?._status ?? 'published') })
 
   const restore = (copy: Autosaved): void => {
     setValues(copy.values)
