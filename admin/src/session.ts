@@ -32,8 +32,12 @@ function sessionOf (reply: SessionReply): Session | null {
   return { role: reply.role, open: !reply.keys, previewUrl: reply.preview_url }
 }
 
+/** Where earlier versions of the admin kept the key itself: emptied, so no script can read it. */
+const OLD_KEY_STORAGE = 'lectern.apiKey'
+
 /** Whether this browser is signed in already (another tab may have done it). */
 export async function detect (): Promise<Detection> {
+  try { sessionStorage.removeItem(OLD_KEY_STORAGE) } catch { /* storage disabled: nothing was kept there */ }
   const reply = await request<SessionReply>('GET', '/api/session')
   const session = sessionOf(reply)
   return session === null || (!reply.session && reply.keys) ? { kind: 'needs-key' } : { kind: 'signed-in', session }
