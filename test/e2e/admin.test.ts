@@ -199,7 +199,7 @@ t.test('the admin UI in a real browser', async t => {
 
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const app = await build(t, { ...KEYS_ENV, CMS_SEED: 'true', CMS_LOCALES: 'en,fr', CMS_PUBLIC_URL: base })
+  const app = await build(t, { ...KEYS_ENV, CMS_SEED: 'true', CMS_LOCALES: 'en,fr', CMS_PUBLIC_URL: base, CMS_PREVIEW_URL: 'https://site.example/preview/{collection}/{slug}?l={locale}' })
   await app.listen({ port, host: '127.0.0.1' })
   await seedFixtures(app)
 
@@ -732,6 +732,10 @@ async function leaveGuard (t: Test, { base, page }: Harness): Promise<void> {
   await page.goto(`${base}/admin/content/writer`)
   await page.getByRole('link', { name: 'Grace Hopper' }).click()
   await page.getByRole('heading', { name: 'Grace Hopper' }).waitFor()
+  t.equal(await page.getByRole('link', { name: 'Open preview' }).getAttribute('href'), 'https://site.example/preview/writer/grace?l=en', 'CMS_PREVIEW_URL, filled in')
+  const info = page.getByRole('region', { name: 'Entry' })
+  await info.getByText('missing').waitFor()
+  t.match(await info.locator('.entry-locales').textContent(), /en exists.*fr missing/, 'which locales the entry exists in')
   const name = page.getByLabel('Name')
   await name.fill('Grace Brewster Hopper')
   await page.locator('.badge.unsaved').waitFor()

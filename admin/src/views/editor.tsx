@@ -370,6 +370,7 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
               <dt>Created</dt><dd>{formatDate(stored._created_at)}</dd>
               <dt>Updated</dt><dd>{formatDate(stored._updated_at)}</dd>
             </dl>
+            <EntryLocales collection={collection} slug={stored._slug} scope={scope} />
           </section>
           <UsedBy collection={collection} slug={stored._slug} onTotal={setReferrerTotal} />
         </aside>
@@ -428,6 +429,36 @@ function SlugField ({ collection, scope, value, fixed, errors, disabled, onChang
       <p id='slug-status' class={`hint ${bad ? 'bad' : ''}`} aria-live='polite'>{status}</p>
       {errors.length > 0 && <div id='slug-error' class='field-error'>{errors.map((e, i) => <p key={i}>{e}</p>)}</div>}
     </div>
+  )
+}
+
+/** Which locales the entry exists in: one small read per configured locale (`_fields=_slug`). */
+function EntryLocales ({ collection, slug, scope }: { collection: string, slug: string, scope: Scope }): JSX.Element | null {
+  const { locales } = useApp()
+  const present = useLoad(async signal => await Promise.all(locales.locales.map(async locale => {
+    try {
+      await api.get<Entry>(`/api/content/${seg(collection)}/${seg(slug)}`, { _locale: locale, _environment: scope.environment, _fields: '_slug' }, signal)
+      return true
+    } catch (err) {
+      if (isNotFound(err)) return false
+      throw err
+    }
+  })), [collection, slug, scope.environment, locales.locales.join(',')])
+  if (locales.locales.length === 0 || present.data === undefined) return null
+  return (
+    <>
+      <h3 class='small-heading'>Locales</h3>
+      <ul class='entry-locales'>
+        {locales.locales.map((locale, i) => (
+          <li key={locale}>
+            <Link href={href(['content', collection, 'entry', slug], { locale: locale === locales.default ? null : locale })} aria-current={locale === scope.locale ? 'page' : undefined}>
+              {locale}
+            </Link>{' '}
+            <span class='muted'>{present.data?.[i] === true ? 'exists' : 'missing'}</span>
+          </li>
+        ))}
+      </ul>
+    </>
   )
 }
 
