@@ -56,6 +56,10 @@ export interface Config {
   seed: boolean
   /** Responses compressed when the client accepts it (contract §11); off for a proxy that compresses. */
   compression: boolean
+  /** CMS_SESSION_HOURS: how long an admin session cookie lasts (routes/api/session). */
+  sessionHours: number
+  /** CMS_PREVIEW_URL: the site's preview page, with `{collection}`, `{slug}`, `{locale}`, `{environment}`; null: no preview link. */
+  previewUrl: string | null
 }
 
 export class ConfigError extends Error {
@@ -127,6 +131,14 @@ function boolean (env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true
   if (['0', 'false', 'no', 'off'].includes(v)) return false
   throw new ConfigError(name, `must be true or false, got '${value}'`)
+}
+
+/** CMS_PREVIEW_URL: an http(s) URL once its placeholders are filled. */
+function previewUrl (env: Env): string | null {
+  const value = read(env, 'CMS_PREVIEW_URL')
+  if (value === undefined) return null
+  httpUrl('CMS_PREVIEW_URL', value.replace(/\{(collection|slug|locale|environment)\}/g, 'x'))
+  return value
 }
 
 function httpUrl (name: string, value: string): string {
@@ -251,6 +263,9 @@ export function loadConfig (env: Env, cwd: string = process.cwd()): Config {
     corsOrigins,
     logLevel: logLevel as LogLevel,
     seed: boolean(env, 'CMS_SEED', true),
-    compression: boolean(env, 'CMS_COMPRESSION', true)
+    compression: boolean(env, 'CMS_COMPRESSION', true),
+    // At most a year: a forgotten browser should not stay signed in for ever.
+    sessionHours: integer(env, 'CMS_SESSION_HOURS', 12, 1, 8760),
+    previewUrl: previewUrl(env)
   }
 }

@@ -16,20 +16,21 @@ export class ApiError extends Error {
 
 export type Query = Record<string, string | number | boolean | null | undefined>
 
-let apiKey: string | null = null
+let csrfToken: string | null = null
 let onUnauthorized: (() => void) | null = null
 
-export function setApiKey (key: string | null): void {
-  apiKey = key
+/** The session's CSRF token (session.ts): the session cookie counts for a write only beside it. */
+export function setCsrfToken (token: string | null): void {
+  csrfToken = token
 }
 
-/** Called when a request with a key answers 401: the key was revoked or the server restarted with other keys. */
+/** Called when a request of a signed-in session answers 401: it expired, or was signed out (maybe everywhere). */
 export function setUnauthorizedHandler (handler: (() => void) | null): void {
   onUnauthorized = handler
 }
 
-export function authHeaders (key: string | null = apiKey): Record<string, string> {
-  return key === null ? {} : { authorization: `Bearer ${key}` }
+function authHeaders (): Record<string, string> {
+  return csrfToken === null ? {} : { 'x-csrf-token': csrfToken }
 }
 
 export function withQuery (path: string, query: Query = {}): string {
@@ -67,7 +68,7 @@ async function errorFrom (res: Response): Promise<ApiError> {
   }
 }
 
-export async function request<T> (method: string, path: string, options: RequestOptions = {}): Promise<T> {
+async function send (method: string, path: string, options: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() }
   let body: BodyInit | undefined
   if (options.form !== undefined) {
@@ -78,26 +79,44 @@ export async function request<T> (method: string, path: string, options: Request
   }
   let res: Response
   try {
-    // no-store: answers differ by key (drafts) and must be fresh right after a write.
-    res = await fetch(withQuery(path, options.query), { method, headers, body, signal: options.signal, cache: 'no-store' })
+    // no-store: answers differ by session (drafts) and must be fresh right after a write.
+    // same-origin credentials: the session cookie goes with every request, to this server only.
+    res = await fetch(withQuery(path, options.query), { method, headers, body, signal: options.signal, cache: 'no-store', credentials: 'same-origin' })
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err
     throw new ApiError(0, 'NETWORK', 'The server cannot be reached. Check that it is running.')
   }
   if (!res.ok) {
     const error = await errorFrom(res)
-    if (res.status === 401 && apiKey !== null) onUnauthorized?.()
+    if (res.status === 401 && csrfToken !== null) onUnauthorized?.()
     throw error
   }
+  return res
+}
+
+async function bodyOf<T> (res: Response): Promise<T> {
   if (res.status === 204) return undefined as T
   const text = await res.text()
   return (text === '' ? undefined : JSON.parse(text)) as T
+}
+
+export async function request<T> (method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  return await bodyOf<T>(await send(method, path, options))
+}
+
+/** A GET whose answer counts its records in `X-Total-Count` (the referrers' pages). */
+export async function getCounted<T> (path: string, query?: Query, signal?: AbortSignal): Promise<{ body: T, total: number | null }> {
+  const res = await send('GET', path, { query, signal })
+  const total = Number.parseInt(res.headers.get('x-total-count') ?? '', 10)
+  return { body: await bodyOf<T>(res), total: Number.isNaN(total) ? null : total }
 }
 
 export const api = {
   get: async <T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> => await request<T>('GET', path, { query, signal }),
   post: async <T>(path: string, body: unknown, query?: Query): Promise<T> => await request<T>('POST', path, { body, query }),
   put: async <T>(path: string, body: unknown, query?: Query): Promise<T> => await request<T>('PUT', path, { body, query }),
+  /** A JSON merge patch (contract §4 PATCH). */
+  patch: async <T>(path: string, body: unknown, query?: Query): Promise<T> => await request<T>('PATCH', path, { body, query }),
   delete: async (path: string, query?: Query): Promise<void> => { await request<undefined>('DELETE', path, { query }) },
   upload: async (files: File[], folder: string, query?: Query): Promise<Asset[]> => {
     const form = new FormData()

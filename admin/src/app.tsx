@@ -1,12 +1,13 @@
 // The shell: sign-in gate, top bar, sidebar (scope, collections, library, schemas), the page.
 import type { JSX } from 'preact'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { api, describeError, setApiKey, setUnauthorizedHandler } from './api.js'
+import { api, describeError, setUnauthorizedHandler } from './api.js'
 import { AppContext, useApp, type AppState, type NoticeKind, type Scope } from './context.js'
-import { BASE, href, navigate, setQuery, useRoute, type Route } from './router.js'
-import { detect, storeKey, storedKey, type Session } from './session.js'
-import type { CollectionSummary, Locales } from './types.js'
-import { Link, Loading, PageTitle, useLoad } from './ui.js'
+import { BASE, guardedSetQuery, href, navigate, useRoute, type Route } from './router.js'
+import { detect, signOut as endSession, signOutEverywhere, type Session } from './session.js'
+import type { CollectionSummary, Environments, Locales } from './types.js'
+import { confirmLeave } from './guard.js'
+import { ConfirmHost, Link, Loading, PageTitle, useLoad } from './ui.js'
 import { SignIn } from './views/signin.js'
 import { EntryList } from './views/entries.js'
 import { EntryEditor } from './views/editor.js'
@@ -24,29 +25,19 @@ export function Root (): JSX.Element {
 
   const check = useCallback(() => {
     setGate({ state: 'checking' })
-    const key = storedKey()
-    detect(key).then(result => {
-      if (result.kind === 'signed-in') {
-        setApiKey(result.session.key)
-        setGate({ state: 'signed-in', session: result.session })
-      } else {
-        storeKey(null)
-        setApiKey(null)
-        setGate({ state: 'signed-out', message: result.kind === 'invalid-key' ? 'Your saved key is no longer accepted. Sign in again.' : null })
-      }
+    detect().then(result => {
+      setGate(result.kind === 'signed-in' ? { state: 'signed-in', session: result.session } : { state: 'signed-out', message: null })
     }, (err: unknown) => { setGate({ state: 'unreachable', message: describeError(err) }) })
   }, [])
 
   useEffect(check, [check])
 
   const signOut = useCallback((message: string | null = null) => {
-    storeKey(null)
-    setApiKey(null)
     setGate({ state: 'signed-out', message })
   }, [])
 
   useEffect(() => {
-    setUnauthorizedHandler(() => { signOut('The server no longer accepts your key. Sign in again.') })
+    setUnauthorizedHandler(() => { signOut('Your session has ended (it expired, or was signed out). Sign in again.') })
     return () => { setUnauthorizedHandler(null) }
   }, [signOut])
 
@@ -65,34 +56,34 @@ export function Root (): JSX.Element {
       return (
         <SignIn
           message={gate.message}
-          onSignedIn={(session) => {
-            storeKey(session.key)
-            setApiKey(session.key)
-            setGate({ state: 'signed-in', session })
-          }}
+          onSignedIn={(session) => { setGate({ state: 'signed-in', session }) }}
         />
       )
     case 'signed-in':
-      return <Shell session={gate.session} signOut={() => { signOut(null) }} />
+      return <Shell session={gate.session} signOut={(message) => { signOut(message) }} />
   }
 }
 
 interface Notice { id: number, message: string, kind: NoticeKind }
 
-function Shell ({ session, signOut }: { session: Session, signOut: () => void }): JSX.Element {
+function Shell ({ session, signOut }: { session: Session, signOut: (message: string | null) => void }): JSX.Element {
   const route = useRoute()
   const [menuOpen, setMenuOpen] = useState(false)
   const [notices, setNotices] = useState<Notice[]>([])
   const noticeId = useRef(0)
 
   const locales = useLoad(async signal => await api.get<Locales>('/api/locales', undefined, signal), [])
+  const environments = useLoad(async signal => await api.get<Environments>('/api/environments', undefined, signal), [])
   const collections = useLoad(async signal => (await api.get<{ collections: CollectionSummary[] }>('/api/collections', undefined, signal)).collections, [])
 
   const localeList = locales.data ?? { locales: [], default: null }
+  const environmentList = environments.data ?? null
   const wantedLocale = route.query.get('locale')
+  const wantedEnvironment = route.query.get('env')
   const scope: Scope = {
     locale: wantedLocale !== null && localeList.locales.includes(wantedLocale) ? wantedLocale : localeList.default,
-    environment: route.query.get('env')
+    // Only a configured environment is ever used: an unknown name in the URL falls back to the default.
+    environment: wantedEnvironment !== null && environmentList?.environments.includes(wantedEnvironment) === true && wantedEnvironment !== environmentList.default ? wantedEnvironment : null
   }
 
   const notify = useCallback((message: string, kind: NoticeKind = 'success') => {
@@ -115,6 +106,16 @@ function Shell ({ session, signOut }: { session: Session, signOut: () => void })
     signOut
   }), [session, scope.locale, scope.environment, localeList, collections.data, notify, signOut])
 
+  const leave = async (everywhere: boolean): Promise<void> => {
+    if (!await confirmLeave()) return
+    try {
+      await (everywhere ? signOutEverywhere() : endSession())
+      signOut(everywhere ? 'Every session, in every browser, is signed out.' : null)
+    } catch (err) {
+      notify(describeError(err), 'error')
+    }
+  }
+
   return (
     <AppContext.Provider value={state}>
       <a class='skip-link' href='#main'>Skip to content</a>
@@ -128,15 +129,16 @@ function Shell ({ session, signOut }: { session: Session, signOut: () => void })
         <Link class='brand' href={href([])}>Lectern</Link>
         <span class='spacer' />
         <span class='who'>
-          {session.key === null
+          {session.open
             ? <span class='badge role' title='The server has no API keys configured'>open access</span>
             : <span class='badge role' title='The role of your API key'>{session.role}</span>}
         </span>
-        {session.key !== null && <button type='button' class='link-button' onClick={signOut}>Sign out</button>}
+        {!session.open && <button type='button' class='link-button' onClick={() => { void leave(false) }}>Sign out</button>}
+
       </header>
       <div class='shell'>
         <nav id='sidebar' class={`sidebar ${menuOpen ? 'open' : ''}`} aria-label='Main'>
-          <ScopeControls scope={scope} locales={localeList} />
+          <ScopeControls scope={scope} locales={localeList} environments={environmentList} />
           <h2>Content</h2>
           {collections.error !== null && <p class='muted'>{describeError(collections.error)}</p>}
           <ul class='nav-list'>
@@ -157,11 +159,22 @@ function Shell ({ session, signOut }: { session: Session, signOut: () => void })
           <ul class='nav-list'>
             <li><Link href={href(['schemas'])} aria-current={route.segments[0] === 'schemas' ? 'page' : undefined}>Schemas</Link></li>
           </ul>
+          {!session.open && session.role === 'admin' && (
+            <>
+              <h2>Sessions</h2>
+              <button type='button' class='link-button' aria-describedby='sign-out-everywhere-hint' onClick={() => { void leave(true) }}>Sign out everywhere</button>
+              <p id='sign-out-everywhere-hint' class='hint'>Ends every session of every user, in every browser. API keys keep working.</p>
+            </>
+          )}
         </nav>
         <main id='main' tabIndex={-1}>
-          <Page route={route} />
+          {/* The scope must be known before a page loads anything: an entry, or its autosave, is per locale and environment. */}
+          {(locales.loading && locales.data === undefined) || (environments.loading && environments.data === undefined)
+            ? <Loading />
+            : <Page route={route} />}
         </main>
       </div>
+      <ConfirmHost />
       <div class='notices'>
         {/* Live regions exist from the start, so screen readers announce what is added to them. */}
         <div role='status' aria-live='polite'>
@@ -175,38 +188,8 @@ function Shell ({ session, signOut }: { session: Session, signOut: () => void })
   )
 }
 
-const ENV_STORAGE = 'lectern.environments'
-const ENV_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
-
-function rememberedEnvironments (): string[] {
-  try {
-    const list = JSON.parse(localStorage.getItem(ENV_STORAGE) ?? '[]') as unknown
-    return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string').slice(0, 20) : []
-  } catch {
-    return []
-  }
-}
-
-function ScopeControls ({ scope, locales }: { scope: Scope, locales: Locales }): JSX.Element {
-  const [draft, setDraft] = useState(scope.environment ?? '')
-  const [error, setError] = useState<string | null>(null)
-  useEffect(() => { setDraft(scope.environment ?? '') }, [scope.environment])
-
-  const applyEnvironment = (event: Event): void => {
-    event.preventDefault()
-    const name = draft.trim()
-    if (name !== '' && !ENV_NAME.test(name)) {
-      setError('Letters, digits, - and _ only.')
-      return
-    }
-    setError(null)
-    if (name !== '') {
-      const known = rememberedEnvironments().filter(e => e !== name)
-      try { localStorage.setItem(ENV_STORAGE, JSON.stringify([name, ...known])) } catch { /* not remembered */ }
-    }
-    setQuery({ env: name === '' ? null : name }, { replace: false })
-  }
-
+function ScopeControls ({ scope, locales, environments }: { scope: Scope, locales: Locales, environments: Environments | null }): JSX.Element {
+  // Pickers, not free text: only what GET /api/locales and /api/environments name can be chosen.
   return (
     <section class='scope' aria-label='Scope'>
       {locales.locales.length > 0 && (
@@ -216,28 +199,27 @@ function ScopeControls ({ scope, locales }: { scope: Scope, locales: Locales }):
             id='scope-locale' value={scope.locale ?? ''}
             onChange={e => {
               const value = e.currentTarget.value
-              setQuery({ locale: value === locales.default ? null : value }, { replace: false })
+              guardedSetQuery({ locale: value === locales.default ? null : value })
             }}
           >
             {locales.locales.map(l => <option key={l} value={l}>{l}{l === locales.default ? ' (default)' : ''}</option>)}
           </select>
         </div>
       )}
-      <form class='scope-field' onSubmit={applyEnvironment}>
-        <label for='scope-env'>Environment</label>
-        <div class='inline'>
-          <input
-            id='scope-env' list='scope-env-list' value={draft} placeholder='default'
-            aria-describedby='scope-env-hint' aria-invalid={error !== null}
-            onInput={e => { setDraft(e.currentTarget.value) }}
-          />
-          <button type='submit'>Use</button>
+      {environments !== null && environments.environments.length > 1 && (
+        <div class='scope-field'>
+          <label for='scope-env'>Environment</label>
+          <select
+            id='scope-env' value={scope.environment ?? environments.default}
+            onChange={e => {
+              const value = e.currentTarget.value
+              guardedSetQuery({ env: value === environments.default ? null : value })
+            }}
+          >
+            {environments.environments.map(name => <option key={name} value={name}>{name}{name === environments.default ? ' (default)' : ''}</option>)}
+          </select>
         </div>
-        <datalist id='scope-env-list'>
-          {rememberedEnvironments().map(e => <option key={e} value={e} />)}
-        </datalist>
-        <p id='scope-env-hint' class='hint'>{error ?? 'Empty or unknown: the server\'s default.'}</p>
-      </form>
+      )}
     </section>
   )
 }

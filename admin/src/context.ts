@@ -23,7 +23,8 @@ export interface AppState {
   collections: CollectionSummary[] | null
   reloadCollections: () => void
   notify: (message: string, kind?: NoticeKind) => void
-  signOut: () => void
+  /** Back to the sign-in page, with a message (the session is already over). */
+  signOut: (message: string | null) => void
 }
 
 export const AppContext = createContext<AppState | null>(null)

@@ -1,6 +1,7 @@
 // A tiny History API router. Every screen has a real URL under /admin/ (the server answers
 // index.html for deep links), and the scope (`locale`, `env`) rides along in the query string.
 import { useEffect, useState } from 'preact/hooks'
+import { confirmLeave, hasUnsavedChanges } from './guard.js'
 
 export const BASE = '/admin'
 /** Query parameters that every link keeps: the content scope. */
@@ -56,22 +57,71 @@ export function href (segments: string[], query: QueryValues = {}): string {
   return qs === '' ? path : `${path}?${qs}`
 }
 
+// Each history entry of the app carries its position, so that Back or Forward over unsaved
+// changes can be undone (by the same distance) while the editor is asked.
+let position = typeof history.state?.idx === 'number' ? history.state.idx as number : 0
+if (typeof history.state?.idx !== 'number') history.replaceState({ idx: position }, '')
+/** The next popstate is the guard's own move: back to where the editor was, or on once confirmed. */
+let ownMove: 'undo' | 'redo' | null = null
+
+addEventListener('popstate', event => {
+  const to = typeof (event.state as { idx?: unknown } | null)?.idx === 'number' ? (event.state as { idx: number }).idx : 0
+  const delta = to - position
+  if (ownMove === 'undo') {
+    // Registered before any route listener: they never see the move that is being undone.
+    ownMove = null
+    event.stopImmediatePropagation()
+    return
+  }
+  if (ownMove === 'redo' || !hasUnsavedChanges() || delta === 0) {
+    ownMove = null
+    position = to
+    return
+  }
+  event.stopImmediatePropagation()
+  ownMove = 'undo'
+  history.go(-delta)
+  void confirmLeave().then(leave => {
+    if (!leave) return
+    ownMove = 'redo'
+    history.go(delta)
+  })
+})
+
+/** Programmatic navigation (after a save or a delete): no question asked. */
 export function navigate (url: string, options: { replace?: boolean } = {}): void {
   if (url === location.pathname + location.search) return
-  if (options.replace === true) history.replaceState(null, '', url)
-  else history.pushState(null, '', url)
+  if (options.replace === true) history.replaceState({ idx: position }, '', url)
+  else history.pushState({ idx: ++position }, '', url)
   dispatchEvent(new Event(CHANGE))
 }
 
-/** Same path, some query parameters changed (null removes); replaces the history entry by default. */
-export function setQuery (changes: QueryValues, options: { replace?: boolean } = { replace: true }): void {
+/** A navigation the editor asked for (a link, a picker): unsaved changes are confirmed first. */
+export async function guardedNavigate (url: string): Promise<void> {
+  if (await confirmLeave()) navigate(url)
+}
+
+function withChanges (changes: QueryValues): string {
   const params = new URLSearchParams(location.search)
   for (const [name, value] of Object.entries(changes)) {
     if (value === undefined || value === null || value === '') params.delete(name)
     else params.set(name, String(value))
   }
   const qs = params.toString()
-  navigate(qs === '' ? location.pathname : `${location.pathname}?${qs}`, options)
+  return qs === '' ? location.pathname : `${location.pathname}?${qs}`
+}
+
+/**
+ * Same path, some query parameters changed (null removes). A new history entry by default, so
+ * Back and Forward walk through list states; `replace` for changes that are no step (typing).
+ */
+export function setQuery (changes: QueryValues, options: { replace?: boolean } = {}): void {
+  navigate(withChanges(changes), options)
+}
+
+/** setQuery for a change of scope (locale, environment): unsaved changes are confirmed first. */
+export function guardedSetQuery (changes: QueryValues): void {
+  void guardedNavigate(withChanges(changes))
 }
 
 /** Click handler for in-app links: plain left clicks navigate without a reload. */
@@ -80,5 +130,5 @@ export function onLinkClick (event: MouseEvent): void {
   const anchor = (event.currentTarget as HTMLElement).closest('a')
   if (anchor === null || anchor.target !== '' || anchor.origin !== location.origin) return
   event.preventDefault()
-  navigate(anchor.pathname + anchor.search)
+  void guardedNavigate(anchor.pathname + anchor.search)
 }

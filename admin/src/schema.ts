@@ -1,4 +1,4 @@
-// What the UI derives from a resolved schema: titles, list columns, filters, sort choices.
+// What the UI derives from a resolved schema: titles, labels, sort choices (list columns and filters: list-state.ts).
 import type { Entry, FieldDefinition, ResolvedSchema } from './types.js'
 
 const TITLE_GUESSES = ['title', 'name', 'label', 'headline', 'text', 'internal']
@@ -29,12 +29,6 @@ export function fieldLabel (name: string, def: FieldDefinition): string {
 
 export function schemaLabel (schema: { name: string, label?: string | null }): string {
   return typeof schema.label === 'string' && schema.label !== '' ? schema.label : schema.name
-}
-
-/** Top-level select and multiselect fields: the list's filters. */
-export function filterFields (schema: ResolvedSchema): Array<[string, FieldDefinition]> {
-  return Object.entries(schema.fields).filter(([, def]) =>
-    (def.field_type === 'select' || def.field_type === 'multiselect') && Array.isArray(def.options) && def.options.length > 0)
 }
 
 const SORTABLE = new Set(['string', 'text', 'slug', 'email', 'url', 'number', 'integer', 'boolean', 'date', 'datetime', 'select', 'color'])

@@ -27,6 +27,8 @@ export interface ListEnvelope<T> {
   page: number
   per_page: number
   pages: number
+  /** The keyset cursor of the next page (contract §10); null on the last. */
+  next?: string | null
 }
 
 export interface CollectionSummary {
@@ -37,7 +39,7 @@ export interface CollectionSummary {
   description: string | null
   tags: string[]
   category: string | null
-  label?: string | null
+  label: string
 }
 
 export interface SlugCheckResult {
@@ -52,6 +54,13 @@ export interface Referrer {
   slug: string
   field: string
   locale: string | null
+  /** The referring entry's display field; null without one (or a draft hidden from the caller). */
+  title: string | null
+}
+
+export interface Environments {
+  environments: string[]
+  default: string
 }
 
 export interface Locales {

@@ -2,6 +2,7 @@
 import type { AnchorHTMLAttributes, ComponentChildren, JSX } from 'preact'
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { describeError } from './api.js'
+import { setAsker, type Question } from './guard.js'
 import { onLinkClick } from './router.js'
 
 export function Link (props: AnchorHTMLAttributes & { href: string }): JSX.Element {
@@ -105,13 +106,23 @@ export function Dialog ({ open, title, onClose, children, class: className }: Di
       dialog.close()
     }
   }, [open])
+  // A modal <dialog> makes the page inert, but Tab past its last control leaves the document (for
+  // the browser's own toolbar): wrap around instead, so focus stays in the dialog.
+  const keepFocus = (event: KeyboardEvent): void => {
+    if (event.key !== 'Tab' || ref.current === null) return
+    const controls = [...ref.current.querySelectorAll<HTMLElement>('button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])')].filter(el => !el.matches(':disabled'))
+    const first = controls[0]
+    const last = controls[controls.length - 1]
+    if (first === undefined || last === undefined) return
+    if (event.shiftKey && document.activeElement === first) { event.preventDefault(); last.focus() } else if (!event.shiftKey && document.activeElement === last) { event.preventDefault(); first.focus() }
+  }
   const handleClose = (): void => {
     if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus()
     opener.current = null
     onClose()
   }
   return (
-    <dialog ref={ref} class={`dialog ${className ?? ''}`} aria-labelledby={titleId} onClose={handleClose}>
+    <dialog ref={ref} class={`dialog ${className ?? ''}`} aria-labelledby={titleId} onClose={handleClose} onKeyDown={keepFocus}>
       {open && (
         <>
           <header class='dialog-head'>
@@ -144,6 +155,29 @@ export function ConfirmDialog ({ open, title, message, confirmLabel, onConfirm, 
         <button type='button' class='danger' onClick={onConfirm}>{confirmLabel}</button>
       </div>
     </Dialog>
+  )
+}
+
+/** The one modal that asks the guard's questions (guard.ts ask): leave unsaved work, bulk actions. */
+export function ConfirmHost (): JSX.Element {
+  const [pending, setPending] = useState<{ question: Question, answer: (yes: boolean) => void } | null>(null)
+  useEffect(() => {
+    setAsker(async question => await new Promise<boolean>(resolve => { setPending({ question, answer: resolve }) }))
+    return () => { setAsker(null) }
+  }, [])
+  const settle = (yes: boolean): void => {
+    pending?.answer(yes)
+    setPending(null)
+  }
+  return (
+    <ConfirmDialog
+      open={pending !== null}
+      title={pending?.question.title ?? ''}
+      message={pending?.question.message ?? ''}
+      confirmLabel={pending?.question.confirmLabel ?? 'OK'}
+      onConfirm={() => { settle(true) }}
+      onCancel={() => { settle(false) }}
+    />
   )
 }
 

@@ -172,6 +172,30 @@ export class ReferenceService {
     return this.index?.referrers(collection, normalized) ?? []
   }
 
+  /**
+   * The title of each referring entry, for the admin's "Used by": its collection's
+   * `display_field` (a string or number) in its own locale, read in one batch per collection and
+   * locale. Null when there is none, or when the entry is a draft the caller may not see.
+   */
+  async referrerTitles (referrers: readonly Referrer[], seesDrafts: boolean): Promise<Array<string | null>> {
+    const batches = new Map<string, { scope: Scope, collection: string, slugs: string[] }>()
+    for (const r of referrers) {
+      const id = JSON.stringify([r.locale, r.collection])
+      const batch = batches.get(id) ?? { scope: { locale: r.locale, environment: this.defaultEnvironment }, collection: r.collection, slugs: [] }
+      batch.slugs.push(r.slug)
+      batches.set(id, batch)
+    }
+    const found = new Map<string, Map<string, StoredEntry>>()
+    for (const [id, batch] of batches) found.set(id, await this.store.getMany(batch.scope, batch.collection, batch.slugs))
+    return referrers.map(r => {
+      const entry = found.get(JSON.stringify([r.locale, r.collection]))?.get(r.slug)
+      const field = this.registry.collection(r.collection)?.schema.display_field
+      if (entry === undefined || field == null || (entry.status === 'draft' && !seesDrafts)) return null
+      const value = Object.hasOwn(entry.data, field) ? entry.data[field] : undefined
+      return typeof value === 'string' || typeof value === 'number' ? String(value) : null
+    })
+  }
+
   /** A digest of every collection's reference fields: an index built for others is outdated. */
   signature (): string {
     return JSON.stringify([...this.currentPlans()].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))

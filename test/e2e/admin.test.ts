@@ -84,8 +84,24 @@ const isFocused = async (locator: Locator): Promise<boolean> => {
 }
 const horizontalOverflow = async (page: Page): Promise<number> =>
   await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')
-const storedKey = async (page: Page, storage: 'sessionStorage' | 'localStorage'): Promise<string | null> =>
-  await page.evaluate(`${storage}.getItem('lectern.apiKey')`)
+/** Everything a page script can read that could hold a key: both storages and document.cookie. */
+const readableByScripts = async (page: Page): Promise<string> =>
+  await page.evaluate('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])')
+
+const AXE = readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8')
+
+/** axe-core's full rule set on the page as it is now: 0 violations wanted. */
+async function axeClean (t: Test, page: Page, screen: string): Promise<void> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(AXE)
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (context: unknown) => Promise<{ violations: Array<{ id: string, impact: string, nodes: Array<{ target: string[] }> }> }> } }).axe
+    const doc = (globalThis as unknown as { document: unknown }).document
+    const result = await axe.run(doc)
+    return result.violations.map(v => `${v.impact} ${v.id}: ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)
+  })
+  t.same(violations, [], `axe-core: no violations on the ${screen} screen`)
+}
 /** Waits until the input matching `selector` holds `value` (it may be set by an effect after a render). */
 const valueBecomes = async (page: Page, selector: string, value: string): Promise<void> => {
   await page.waitForFunction(([sel, expected]) => {
@@ -170,6 +186,9 @@ async function seedFixtures (app: FastifyInstance): Promise<void> {
   await post('/api/content/story?_locale=en', { _slug: 'engines-of-thought', title: 'Engines of thought', writer: 'ada', section: 'opinion', tags: ['science', 'history'], rating: 5 })
 }
 
+// Every flow in one browser, one after the other: far longer than the default file timeout on a loaded box.
+t.setTimeout(480_000)
+
 t.test('the admin UI in a real browser', async t => {
   if (!existsSync(CHROMIUM)) {
     t.fail(`Chromium is not installed at ${CHROMIUM}. Install it with scripts/ensure-chromium.sh (apt-get install chromium); the end-to-end tests never skip.`)
@@ -180,7 +199,7 @@ t.test('the admin UI in a real browser', async t => {
 
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const app = await build(t, { ...KEYS_ENV, CMS_SEED: 'true', CMS_LOCALES: 'en,fr', CMS_PUBLIC_URL: base })
+  const app = await build(t, { ...KEYS_ENV, CMS_SEED: 'true', CMS_LOCALES: 'en,fr', CMS_PUBLIC_URL: base, CMS_PREVIEW_URL: 'https://site.example/preview/{collection}/{slug}?l={locale}' })
   await app.listen({ port, host: '127.0.0.1' })
   await seedFixtures(app)
 
@@ -224,7 +243,10 @@ t.test('the admin UI in a real browser', async t => {
   await t.test('create a schema with two fields', async t => { await createSchema(t, h) })
   await t.test('edit a schema: options, defaults, references, nested objects, array items', async t => { await editSchema(t, h) })
   await t.test('the "used by" panel lists the referring entries', async t => { await usedBy(t, h) })
+  await t.test('unsaved changes: the leave guard, Ctrl+S, the local autosave', async t => { await leaveGuard(t, h) })
+  await t.test('lists: filters, columns, Back after paging, bulk publish of 50 entries', async t => { await listsKeepUp(t, h) })
   await t.test('the asset library: thumbnails, upload, details, delete', async t => { await assetLibrary(t, h) })
+  await t.test('axe-core: 0 violations on every main screen', async t => { await axeEveryScreen(t, h) })
   await t.test('a viewer reads drafts but cannot change anything', async t => { await viewerIsReadOnly(t, h) })
   await t.test('usable at 375 px', async t => { await narrowScreen(t, h) })
   await t.test('with no keys configured it opens directly; the environment switcher keeps content apart', async t => { await openAccess(t, h) })
@@ -267,8 +289,9 @@ async function bundleAndLoad (t: Test, { base, page }: Harness): Promise<void> {
   t.match(await deep.text(), /<div id="app">/)
 }
 
-async function signIn (t: Test, { page }: Harness): Promise<void> {
+async function signIn (t: Test, { base, context, page }: Harness): Promise<void> {
   await shot(page, 'sign-in')
+  await axeClean(t, page, 'sign-in')
   const key = page.getByLabel('API key')
   await key.fill('not-a-valid-key-0123456789')
   await page.getByRole('button', { name: 'Sign in' }).click()
@@ -279,21 +302,39 @@ async function signIn (t: Test, { page }: Harness): Promise<void> {
   await key.fill(ADMIN_KEY)
   await page.getByRole('button', { name: 'Sign in' }).click()
   const nav = page.getByRole('navigation', { name: 'Main' })
-  await nav.getByRole('link', { name: 'story', exact: true }).waitFor()
+  await nav.getByRole('link', { name: 'Stories', exact: true }).waitFor()
   t.equal(await page.locator('.badge.role').textContent(), 'admin', 'the role is shown')
-  t.equal(await nav.getByRole('link', { name: 'writer', exact: true }).count(), 1, 'collections are listed')
-  t.equal(await storedKey(page, 'sessionStorage'), ADMIN_KEY, 'the key is kept for the session')
-  t.equal(await storedKey(page, 'localStorage'), null, 'and not beyond it')
+  t.equal(await nav.getByRole('link', { name: 'Writers', exact: true }).count(), 1, 'collections are listed by their labels')
+  t.notMatch(await readableByScripts(page), ADMIN_KEY, 'the key is in no storage and no cookie a page script can read')
+  t.notMatch(await readableByScripts(page), 'lectern_session', 'the session cookie is HttpOnly')
+  const cookies = await context.cookies(base)
+  t.match(cookies.find(c => c.name === 'lectern_session'), { httpOnly: true, sameSite: 'Strict' }, 'the browser holds the session cookie')
 
   // A reload keeps the session.
   await page.reload()
-  await nav.getByRole('link', { name: 'story', exact: true }).waitFor()
+  await nav.getByRole('link', { name: 'Stories', exact: true }).waitFor()
   t.pass('still signed in after a reload')
+
+  // A second tab is signed in already; signing out there signs out the first tab too.
+  const second = await context.newPage()
+  t.teardown(async () => { if (!second.isClosed()) await second.close() })
+  await second.goto(`${base}/admin/content/story`)
+  await second.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
+  t.equal(await second.getByLabel('API key').count(), 0, 'the second tab did not ask for the key')
+  await second.getByRole('button', { name: 'Sign out', exact: true }).click()
+  await second.getByRole('heading', { name: 'Sign in to Lectern' }).waitFor()
+  await second.close()
+  await page.reload()
+  await page.getByRole('heading', { name: 'Sign in to Lectern' }).waitFor()
+  t.pass('signing out in one tab signs out every tab')
+  await page.getByLabel('API key').fill(ADMIN_KEY)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await nav.getByRole('link', { name: 'Stories', exact: true }).waitFor()
 }
 
 async function createEntry (t: Test, { app, page }: Harness): Promise<void> {
   const nav = page.getByRole('navigation', { name: 'Main' })
-  await nav.getByRole('link', { name: 'story', exact: true }).click()
+  await nav.getByRole('link', { name: 'Stories', exact: true }).click()
   await page.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
   await page.getByRole('link', { name: 'Engines of thought' }).waitFor()
   t.equal(await page.getByRole('link', { name: 'A quiet draft' }).count(), 1, 'drafts are listed for a signed-in user')
@@ -305,11 +346,15 @@ async function createEntry (t: Test, { app, page }: Harness): Promise<void> {
   t.equal(await page.getByRole('link', { name: 'Engines of thought' }).count(), 1, 'search keeps the match')
   await page.getByLabel('Search').fill('')
   await page.waitForURL(url => !url.search.includes('q='))
-  // A select-field filter.
-  await page.getByLabel('Section').selectOption('guide')
+  // A select-field filter: its options to choose from.
+  await page.getByText('Add a filter').click()
+  await page.getByLabel('Field').selectOption('section')
+  t.same(await page.locator('#filter-value option').allTextContents(), ['news', 'opinion', 'guide'], 'a select field offers its options')
+  await page.locator('#filter-value').selectOption('guide')
+  await page.getByRole('button', { name: 'Apply filter' }).click()
   await page.getByRole('link', { name: 'Engines of thought' }).waitFor({ state: 'detached' })
   t.equal(await page.getByRole('link', { name: 'A quiet draft' }).count(), 1, 'the section filter applies')
-  await page.getByLabel('Section').selectOption('')
+  await page.getByRole('button', { name: 'Remove filter: Section is guide' }).click()
   await page.getByRole('link', { name: 'Engines of thought' }).waitFor()
   await shot(page, 'entry-list')
 
@@ -589,7 +634,7 @@ async function createSchema (t: Test, { app, page }: Harness): Promise<void> {
   await page.getByLabel('Extends').fill('')
   await page.getByRole('button', { name: 'Create schema' }).click()
   await page.waitForURL(/\/admin\/schemas\/edit\/event$/)
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'event', exact: true }).waitFor()
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events', exact: true }).waitFor()
   t.pass('the new collection appears in the sidebar')
 
   const res = await app.inject({ url: '/api/collections/event' })
@@ -675,12 +720,158 @@ async function usedBy (t: Test, { base, page }: Harness): Promise<void> {
   await page.goto(`${base}/admin/content/writer/entry/ada`)
   await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor()
   const panel = page.getByRole('region', { name: 'Used by' })
-  const link = panel.getByRole('link', { name: 'story/engines-of-thought' })
+  const link = panel.getByRole('link', { name: 'Engines of thought' })
   await link.waitFor()
-  t.match(await panel.textContent(), /writer/, 'with the field that refers')
+  t.match(await panel.textContent(), /story engines-of-thought · writer/, 'titled, with the collection, slug and field that refers')
   await link.click()
   await page.getByRole('heading', { name: 'Engines of thought' }).waitFor()
   t.pass('the link opens the referring entry')
+}
+
+async function leaveGuard (t: Test, { base, page }: Harness): Promise<void> {
+  await page.goto(`${base}/admin/content/writer`)
+  await page.getByRole('link', { name: 'Grace Hopper' }).click()
+  await page.getByRole('heading', { name: 'Grace Hopper' }).waitFor()
+  t.equal(await page.getByRole('link', { name: 'Open preview' }).getAttribute('href'), 'https://site.example/preview/writer/grace?l=en', 'CMS_PREVIEW_URL, filled in')
+  const info = page.getByRole('region', { name: 'Entry' })
+  await info.getByText('missing').waitFor()
+  t.match(await info.locator('.entry-locales').textContent(), /en exists.*fr missing/, 'which locales the entry exists in')
+  const name = page.getByLabel('Name')
+  await name.fill('Grace Brewster Hopper')
+  await page.locator('.badge.unsaved').waitFor()
+
+  // In-app links (here the breadcrumb) ask first; Escape cancels and the edit stays.
+  await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: 'Writers' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Leave without saving?' })
+  await dialog.waitFor()
+  t.ok(await isFocused(dialog.getByRole('button', { name: 'Cancel' })), 'focus is in the dialog, on the safe choice')
+  await page.keyboard.press('Tab')
+  await page.keyboard.press('Tab')
+  t.ok(await dialog.evaluate(el => el.contains(el.ownerDocument.activeElement)), 'focus stays in the dialog')
+  await shot(page, 'leave-guard')
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'hidden' })
+  t.match(page.url(), /\/admin\/content\/writer\/entry\/grace$/, 'Escape cancels: still on the entry')
+  t.equal(await name.inputValue(), 'Grace Brewster Hopper', 'and the edit is still there')
+
+  // Back asks too; Cancel stays.
+  await page.goBack()
+  await dialog.waitFor()
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  await dialog.waitFor({ state: 'hidden' })
+  t.match(page.url(), /\/entry\/grace$/, 'Back is undone when the editor stays')
+
+  // The edit is copied to local storage as it is made.
+  await page.waitForFunction(() => {
+    const storage = (globalThis as unknown as { localStorage: { length: number, key: (i: number) => string | null } }).localStorage
+    return Array.from({ length: storage.length }, (_, i) => storage.key(i) ?? '').some(k => k.startsWith('lectern.autosave:') && k.includes('grace'))
+  })
+  // A reload asks the browser's own question; the local autosave brings the edit back.
+  const asked: string[] = []
+  page.once('dialog', d => { asked.push(d.type()); void d.accept() })
+  await page.reload()
+  await page.getByRole('heading', { name: 'Grace Hopper' }).waitFor()
+  t.same(asked, ['beforeunload'], 'the reload asked first')
+  const recover = page.getByRole('region', { name: 'Unsaved edits found' })
+  await recover.waitFor()
+  await shot(page, 'recover')
+  await recover.getByRole('button', { name: 'Bring them back' }).click()
+  t.equal(await name.inputValue(), 'Grace Brewster Hopper', 'the unsaved edit is back after the reload')
+
+  // Ctrl+S saves and clears the autosave; then leaving asks nothing.
+  await page.keyboard.press('Control+s')
+  await page.getByRole('status').filter({ hasText: 'Saved “Grace Brewster Hopper”' }).waitFor()
+  t.equal(await page.evaluate('Object.keys(localStorage).filter(k => k.startsWith("lectern.autosave:") && k.includes("grace")).length'), 0, 'the autosave is cleared on save')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Writers', exact: true }).click()
+  await page.getByRole('heading', { name: 'Writers', level: 1 }).waitFor()
+  t.equal(await dialog.count(), 0, 'nothing unsaved: no question')
+
+  // Confirming leaves.
+  await page.getByRole('link', { name: 'Grace Brewster Hopper' }).click()
+  await name.fill('Grace B. Hopper')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Stories', exact: true }).click()
+  await dialog.getByRole('button', { name: 'Leave this page' }).click()
+  await page.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
+  t.pass('"Leave this page" leaves')
+}
+
+async function listsKeepUp (t: Test, { app, base, page }: Harness): Promise<void> {
+  const admin = { ...auth(ADMIN_KEY), 'content-type': 'application/json' }
+  for (let i = 0; i < 50; i++) {
+    const n = String(i).padStart(2, '0')
+    const res = await app.inject({ method: 'POST', url: '/api/content/story', headers: admin, payload: JSON.stringify({ _slug: `bulk-${n}`, title: `Bulk ${n}`, _status: 'draft', rating: 1 + (i % 5) }) })
+    t.equal(res.statusCode, 201)
+  }
+  await page.goto(`${base}/admin/content/story?sort=_slug`)
+  await page.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
+
+  // A filter on a number field, and a chosen column.
+  await page.getByText('Add a filter').click()
+  await page.getByLabel('Field').selectOption('rating')
+  t.equal(await page.locator('#filter-value').getAttribute('type'), 'number', 'a number input for a number field')
+  await page.getByLabel('Condition').selectOption('gte')
+  await page.locator('#filter-value').fill('5')
+  await page.getByRole('button', { name: 'Apply filter' }).click()
+  await page.getByRole('list', { name: 'Active filters' }).getByText('Rating from / at least 5').waitFor()
+  await page.getByText('Columns', { exact: true }).click()
+  await page.getByRole('checkbox', { name: 'Rating' }).check()
+  await page.getByRole('columnheader', { name: 'Rating' }).waitFor()
+  await page.getByRole('status').filter({ hasText: '11 entries' }).waitFor()
+  t.pass('rating ≥ 5: ten bulk entries and one story, with their rating column')
+  await shot(page, 'list-tools')
+  await page.getByRole('button', { name: /^Remove filter/ }).click()
+
+  // Keyset paging, then Back and Forward restore each page.
+  await page.getByLabel('Search').fill('Bulk')
+  await page.getByRole('status').filter({ hasText: '50 entries, showing 1–20' }).waitFor()
+  await page.getByRole('button', { name: 'Next' }).click()
+  await page.getByRole('status').filter({ hasText: 'showing 21–40' }).waitFor()
+  t.match(page.url(), /after=/, 'the cursor is in the URL')
+  await page.getByRole('button', { name: 'Next' }).click()
+  await page.getByRole('status').filter({ hasText: 'showing 41–50' }).waitFor()
+  await page.goBack()
+  await page.getByRole('status').filter({ hasText: 'showing 21–40' }).waitFor()
+  await page.getByRole('link', { name: 'Bulk 20' }).waitFor()
+  t.pass('Back after paging shows the page before')
+  await page.goBack()
+  await page.getByRole('link', { name: 'Bulk 00' }).waitFor()
+  await page.goForward()
+  await page.getByRole('link', { name: 'Bulk 20' }).waitFor()
+  await page.getByRole('button', { name: 'Previous' }).click()
+  await page.getByRole('link', { name: 'Bulk 00' }).waitFor()
+  t.pass('Forward and Previous too')
+
+  // Bulk publish of 50 entries, confirmed by count.
+  await page.getByLabel('Per page').selectOption('50')
+  await page.getByRole('link', { name: 'Bulk 49' }).waitFor()
+  await page.getByRole('checkbox', { name: 'Select every entry on this page' }).check()
+  const bar = page.getByRole('region', { name: 'Bulk actions' })
+  await bar.getByText('50 selected').waitFor()
+  await bar.getByRole('button', { name: 'Publish', exact: true }).click()
+  const confirm = page.getByRole('dialog', { name: 'Publish 50 entries?' })
+  await confirm.getByRole('button', { name: 'Publish 50 entries' }).click()
+  await page.getByRole('status').filter({ hasText: 'Published 50 entries.' }).waitFor({ timeout: 60_000 })
+  const drafts = (await app.inject({ url: '/api/content/story?_slug[starts]=bulk-&_status=draft', headers: auth(ADMIN_KEY) })).json()
+  t.equal(drafts.total, 0, 'no bulk entry is a draft any more')
+  const published = (await app.inject({ url: '/api/content/story?_slug[starts]=bulk-&_per_page=1' })).json()
+  t.equal(published.total, 50, 'all 50 are published')
+}
+
+async function axeEveryScreen (t: Test, { base, page }: Harness): Promise<void> {
+  const screens: Array<[string, string, string]> = [
+    ['collections', '/admin/', 'Author'],
+    ['list', '/admin/content/story', 'Stories'],
+    ['editor', '/admin/content/story/entry/engines-of-thought', 'Engines of thought'],
+    ['schemas', '/admin/schemas', 'Schemas'],
+    ['schema editor', '/admin/schemas/edit/story', 'Stories'],
+    ['assets', '/admin/assets', 'Assets']
+  ]
+  for (const [screen, url, heading] of screens) {
+    await page.goto(`${base}${url}`)
+    await page.getByRole('heading', { name: heading, level: 1 }).first().waitFor()
+    await page.locator('.loading').waitFor({ state: 'detached' })
+    await axeClean(t, page, screen)
+  }
 }
 
 async function assetLibrary (t: Test, { app, page }: Harness): Promise<void> {
@@ -725,10 +916,13 @@ async function assetLibrary (t: Test, { app, page }: Harness): Promise<void> {
 }
 
 async function viewerIsReadOnly (t: Test, { base, context }: Harness): Promise<void> {
-  // A new tab has its own session storage: a second person signing in.
+  // Another person at this browser: the tabs share one session, so the viewer signs in over it.
   const page = await context.newPage()
   t.teardown(async () => { await page.close() })
-  await page.goto(`${base}/admin/content/story`)
+  // A search: 50 newer bulk entries push the draft off the first page.
+  await page.goto(`${base}/admin/content/story?q=quiet`)
+  await page.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click()
   await page.getByLabel('API key').fill(VIEWER_KEY)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('link', { name: 'A quiet draft' }).waitFor()
@@ -744,7 +938,11 @@ async function viewerIsReadOnly (t: Test, { base, context }: Harness): Promise<v
   t.equal(await page.getByRole('link', { name: 'New schema' }).count(), 0, 'no schema editing')
   await page.getByRole('button', { name: 'Sign out' }).click()
   await page.getByRole('heading', { name: 'Sign in to Lectern' }).waitFor()
-  t.equal(await storedKey(page, 'sessionStorage'), null, 'signing out forgets the key')
+  t.equal((await context.cookies(base)).filter(c => c.name === 'lectern_session' && c.value !== '').length, 0, 'signing out clears the cookie')
+  // One browser, one session: the admin signs in again for the tests that follow.
+  await page.getByLabel('API key').fill(ADMIN_KEY)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Stories', exact: true }).waitFor()
 }
 
 async function narrowScreen (t: Test, { base, page }: Harness): Promise<void> {
@@ -760,7 +958,7 @@ async function narrowScreen (t: Test, { base, page }: Harness): Promise<void> {
   await menu.click()
   t.equal(await menu.getAttribute('aria-expanded'), 'true', 'the menu opens')
   await shot(page, 'mobile-menu')
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'story', exact: true }).click()
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Stories', exact: true }).click()
   await page.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
   t.equal(await menu.getAttribute('aria-expanded'), 'false', 'and closes after navigating')
   const listOverflow = await horizontalOverflow(page)
@@ -786,8 +984,10 @@ async function openAccess (t: Test, { context, errors }: Harness): Promise<void>
   t.equal(await page.locator('.badge.role').textContent(), 'open access', 'no sign-in without keys')
   t.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'and nothing to sign out of')
 
-  await page.getByLabel('Environment').fill('staging')
-  await page.getByRole('button', { name: 'Use' }).click()
+  const picker = page.getByLabel('Environment')
+  t.same(await picker.locator('option').allTextContents(), ['main (default)', 'staging'], 'the environments of GET /api/environments, and nothing else')
+  t.equal(await picker.evaluate(el => el.tagName), 'SELECT', 'a picker, not free text')
+  await picker.selectOption('staging')
   await page.waitForURL(/env=staging/)
   await page.getByText('No entries yet.').waitFor()
   t.pass('staging has its own (empty) content')

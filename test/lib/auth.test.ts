@@ -1,5 +1,5 @@
 import t from 'tap'
-import { KeyRing, can, presentedKey, seesDrafts } from '../../lib/auth.js'
+import { KeyRing, SessionSigner, can, presentedKey, seesDrafts, sessionCookie } from '../../lib/auth.js'
 
 const admin = 'admin-key-0123456789'
 const editor = 'editor-key-0123456789'
@@ -47,4 +47,30 @@ t.test('without keys everyone is an authenticated admin (interface.md Authentica
   t.ok(c.authenticated)
   t.ok(can(c, 'SchemasWrite'))
   t.ok(seesDrafts(c))
+})
+
+t.test('sessions: signed, expiring, bound to a configured key and to the secret', async t => {
+  const secret = Buffer.alloc(32, 7)
+  const ring = new KeyRing([{ key: 'editor-key-0123456789', role: 'editor' }])
+  const keyId = ring.keyId('editor-key-0123456789', secret)
+  t.type(keyId, 'string')
+  t.equal(ring.keyId('unknown-key-0123456789', secret), null)
+  const signer = new SessionSigner(secret)
+  const now = Date.now()
+  const token = signer.issue(keyId as string, Math.floor(now / 1000) + 60)
+  t.same(signer.verify(token, now), { keyId, expiresAt: Math.floor(now / 1000) + 60 })
+  t.equal(signer.verify(token, now + 61_000), null, 'expired')
+  t.equal(new SessionSigner(Buffer.alloc(32, 8)).verify(token, now), null, 'another secret: signed out')
+  t.equal(signer.verify(token.replace(/^[^.]+/, 'x'), now), null, 'tampered')
+  t.equal(ring.roleOfKeyId(keyId as string, secret), 'editor')
+  t.equal(new KeyRing([{ key: 'other-key-0123456789ab', role: 'admin' }]).roleOfKeyId(keyId as string, secret), null, 'a key removed from the configuration ends its sessions')
+  const presented = (session: string | null, csrf?: string, unsafe = true) => ({ authorization: undefined, apiKey: undefined, session, csrf, unsafe })
+  t.same(ring.resolveRequest(presented(token, signer.csrf(token)), signer, now), { role: 'editor', authenticated: true, invalidKey: false })
+  t.match(ring.resolveRequest(presented(token), signer, now), { authenticated: false, refusal: /x-csrf-token/ })
+  t.match(ring.resolveRequest(presented(token, undefined, false), signer, now), { role: 'editor' }, 'reads need no token')
+  t.match(ring.resolveRequest(presented(token, signer.csrf(token)), signer, now + 61_000), { authenticated: false, refusal: /expired/ })
+  t.match(ring.resolveRequest(presented(token), null, now), { authenticated: false, invalidKey: false })
+  t.equal(sessionCookie(undefined), null)
+  t.equal(sessionCookie('a=1; lectern_session=abc.def ; b=2'), 'abc.def')
+  t.equal(sessionCookie('lectern_sessionx=1'), null)
 })

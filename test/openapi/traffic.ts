@@ -334,7 +334,24 @@ function refusedBodies (): Call[] {
   ]
 }
 
+/** Admin sessions (routes/api/session); sign out everywhere last, as it ends every session. */
+function session (): Call[] {
+  return [
+    { method: 'POST', url: '/api/session', json: { key: EDITOR_KEY }, status: 200 },
+    { method: 'POST', url: '/api/session', json: { key: BAD_KEY }, status: 401 },
+    { method: 'POST', url: '/api/session', json: {}, status: 400, direct: true },
+    { method: 'POST', url: '/api/session', headers: { 'content-type': 'text/plain' }, raw: 'hello', status: 415, direct: true },
+    { method: 'POST', url: '/api/session', headers: { 'content-type': 'application/json' }, raw: JSON.stringify({ key: 'x'.repeat(1_100_000) }), status: 413, direct: true },
+    { method: 'GET', url: '/api/session', key: VIEWER_KEY, status: 200 },
+    { method: 'HEAD', url: '/api/session', status: 200 },
+    { method: 'DELETE', url: '/api/session', status: 204 },
+    { method: 'POST', url: '/api/session/revoke', key: BAD_KEY, status: 401 },
+    { method: 'POST', url: '/api/session/revoke', key: EDITOR_KEY, status: 403 },
+    { method: 'POST', url: '/api/session/revoke', key: ADMIN_KEY, status: 204 }
+  ]
+}
+
 /** The whole script, in order (later calls read what earlier ones wrote). */
 export function trafficScript (png: Uint8Array): Call[] {
-  return [...discovery(), ...schemas(), ...writes(), ...editorial(), ...reads(), ...assets(png), ...webhooks(), ...sync(), ...schedules(), ...refusedBodies()]
+  return [...discovery(), ...schemas(), ...writes(), ...editorial(), ...reads(), ...assets(png), ...webhooks(), ...sync(), ...schedules(), ...session(), ...refusedBodies()]
 }

@@ -25,6 +25,7 @@ t.test('GET /api/collections lists the example collections, reusable seo left ou
   t.strictSame(body.collections.map((c: { name: string }) => c.name), ['author', 'category', 'headline', 'post'])
   t.strictSame(body.collections.find((c: { name: string }) => c.name === 'post'), {
     name: 'post',
+    label: 'Post',
     field_count: 13,
     extends: 'seo',
     strict: false,
@@ -34,6 +35,7 @@ t.test('GET /api/collections lists the example collections, reusable seo left ou
   })
   t.strictSame(body.collections.find((c: { name: string }) => c.name === 'headline'), {
     name: 'headline',
+    label: 'Headline',
     field_count: 5,
     extends: null,
     strict: false,
@@ -41,6 +43,16 @@ t.test('GET /api/collections lists the example collections, reusable seo left ou
     tags: [],
     category: null
   })
+})
+
+t.test('summary label: the schema\'s label, or the name when it has none', async t => {
+  const app = await withTypes(t, {
+    'plain.json': { name: 'plain', fields: {} },
+    'fancy.json': { name: 'fancy', label: 'Fancy things', fields: {} }
+  })
+  const body = (await app.inject({ method: 'GET', url: '/api/collections' })).json()
+  assertShape(t, CollectionsReply, body)
+  t.strictSame(body.collections.map((c: { name: string, label: string }) => [c.name, c.label]), [['fancy', 'Fancy things'], ['plain', 'plain']])
 })
 
 t.test('GET /api/collections: an empty types directory gives an empty list', async t => {
@@ -62,7 +74,7 @@ t.test('summary: strict inherited, extends as a list, unresolvable schemas left 
   const res = await app.inject({ method: 'GET', url: '/api/collections' })
   assertShape(t, CollectionsReply, res.json())
   t.strictSame(res.json().collections, [{
-    name: 'page', field_count: 3, extends: ['base', 'extra'], strict: true, description: null, tags: [], category: null
+    name: 'page', label: 'page', field_count: 3, extends: ['base', 'extra'], strict: true, description: null, tags: [], category: null
   }])
 })
 

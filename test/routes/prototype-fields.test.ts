@@ -87,7 +87,7 @@ eachStore(t, async (t, _store, env) => {
     t.strictSame(res.json().errors, ["toLocaleString: no 'odd' entry with the slug 'ghost'"])
     t.equal((await app.inject({ method: 'POST', url: '/api/content/odd', payload: { _slug: 'r', toLocaleString: 'target' } })).statusCode, 201)
     res = await app.inject({ method: 'GET', url: '/api/content/odd/target/referrers' })
-    t.strictSame(res.json(), [{ collection: 'odd', slug: 'r', field: 'toLocaleString', locale: null }])
+    t.strictSame(res.json(), [{ collection: 'odd', slug: 'r', field: 'toLocaleString', locale: null, title: null }])
     res = await app.inject({ method: 'GET', url: '/api/content/odd/r?_resolve=toLocaleString' })
     t.equal(res.json().toLocaleString._slug, 'target')
     res = await app.inject({ method: 'GET', url: '/api/content/odd/target?_resolve=1' })

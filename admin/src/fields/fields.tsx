@@ -1,6 +1,6 @@
 // One input per field type of contract §5, generated from the resolved schema. Every input is
 // labelled, described by its hint and its errors, and marked invalid when the server says so.
-import type { ComponentChildren, JSX } from 'preact'
+import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { renderMarkdown } from '../markdown.js'
 import { fieldLabel } from '../schema.js'
@@ -187,7 +187,7 @@ function MarkdownInput ({ common, value, disabled, onChange }: { common: Common,
   return (
     <div class='markdown'>
       <div class='editor-tabs'>
-        <button type='button' aria-pressed={preview} aria-controls={`${common.id}-preview`} onClick={() => { setPreview(p => !p) }}>
+        <button type='button' aria-pressed={preview} aria-controls={preview ? `${common.id}-preview` : undefined} onClick={() => { setPreview(p => !p) }}>
           {preview ? 'Hide preview' : 'Show preview'}
         </button>
       </div>
@@ -374,7 +374,8 @@ function ArrayInput ({ def, value, control, onChange, path, label }: { def: Fiel
     const item = list.current?.querySelector<HTMLElement>(`[data-index="${focusAfter.index}"]`)
     const target = focusAfter.action === 'first'
       ? item?.querySelector<HTMLElement>('input, select, textarea, button')
-      : item?.querySelector<HTMLElement>(`[data-action="${focusAfter.action}"]`) ?? item?.querySelector<HTMLElement>('button')
+      // A move to the top or the bottom disables that button: focus its twin, never the page.
+      : item?.querySelector<HTMLElement>(`[data-action="${focusAfter.action}"]:not(:disabled)`) ?? item?.querySelector<HTMLElement>('button:not(:disabled)')
     target?.focus()
     setFocusAfter(null)
   }, [focusAfter])
@@ -424,19 +425,18 @@ function ArrayInput ({ def, value, control, onChange, path, label }: { def: Fiel
       </ol>
       {!control.disabled && (
         <AddButton
-          label={`Add ${label.toLowerCase()} item`}
+          label={label.toLowerCase()}
           onAdd={() => {
             update([...items, itemDef.field_type === 'object' ? {} : itemDef.default !== undefined ? structuredClone(itemDef.default) : undefined])
             setFocusAfter({ index: items.length, action: 'first' })
           }}
-        >
-          Add item
-        </AddButton>
+        />
       )}
     </div>
   )
 }
 
-function AddButton ({ label, onAdd, children }: { label: string, onAdd: () => void, children: ComponentChildren }): JSX.Element {
-  return <button type='button' class='add' aria-label={label} onClick={onAdd}>+ {children}</button>
+/** Its name is its visible text (WCAG 2.5.3: speech users say what they see). */
+function AddButton ({ label, onAdd }: { label: string, onAdd: () => void }): JSX.Element {
+  return <button type='button' class='add' onClick={onAdd}><span aria-hidden='true'>+ </span>Add {label} item</button>
 }

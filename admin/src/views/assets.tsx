@@ -150,7 +150,7 @@ export function AssetBrowser ({ mimePrefix, onPick, folder: controlledFolder, on
             {canWrite && (
               <div class='control'>
                 <input
-                  ref={fileInput} id='asset-upload' type='file' multiple class='visually-hidden' tabIndex={-1}
+                  ref={fileInput} id='asset-upload' type='file' aria-label='Files to upload' multiple class='visually-hidden' tabIndex={-1}
                   accept={mimePrefix !== undefined ? `${mimePrefix}*` : undefined}
                   onChange={e => { void upload(Array.from(e.currentTarget.files ?? [])) }}
                 />
@@ -178,13 +178,13 @@ export function AssetBrowser ({ mimePrefix, onPick, folder: controlledFolder, on
                     <li key={asset.path}>
                       <button
                         type='button' class='asset-card'
-                        aria-label={`${onPick !== undefined ? 'Choose' : 'Details of'} ${asset.name}`}
                         onClick={() => { if (onPick !== undefined) onPick(asset); else setSelected(asset) }}
                       >
                         {thumb !== null
                           ? <img src={thumb} alt='' loading='lazy' width={120} height={120} />
                           : <span class='file-icon' aria-hidden='true'>{(asset.name.split('.').pop() ?? 'file').slice(0, 4).toUpperCase()}</span>}
-                        <span class='asset-card-name'>{asset.name}</span>
+                        {/* The name is the visible text, with what the button does in front (WCAG 2.5.3). */}
+                        <span class='asset-card-name'><span class='visually-hidden'>{onPick !== undefined ? 'Choose' : 'Details of'} </span>{asset.name}</span>
                         <span class='muted'>{formatBytes(asset.size)}</span>
                       </button>
                     </li>

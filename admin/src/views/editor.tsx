@@ -1,10 +1,13 @@
 // The entry editor: a form generated from the resolved schema, a live slug check, server
 // messages beside their fields, save as draft or publish, delete, and the "used by" panel.
 import type { JSX } from 'preact'
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
-import { ApiError, api, describeError, isNotFound, seg } from '../api.js'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { ApiError, api, describeError, getCounted, isNotFound, seg } from '../api.js'
+import { autosaveKey, clearAutosave, readAutosave, writeAutosave, type Autosaved } from '../autosave.js'
+import { useLeaveGuard } from '../guard.js'
 import { scopeQuery, useApp, type Scope } from '../context.js'
 import { FieldList } from '../fields/fields.js'
+import { MissingReferences } from './missing-references.js'
 import { FormContext, initialValues, placeMessages, prune, renderedPaths, messagePath, type FormState } from '../fields/form.js'
 import { href, navigate } from '../router.js'
 import { displayField, entryTitle, schemaLabel } from '../schema.js'
@@ -124,6 +127,34 @@ interface FormProps {
   onCreated: (entry: Entry) => void
 }
 
+/** The local autosave of an editor (autosave.ts): the copy found at start, and a copy made 400 ms after each edit. */
+function useAutosave (key: string, dirty: boolean, values: Record<string, unknown>, slug: string): [Autosaved | null, (copy: Autosaved | null) => void] {
+  const [recovered, setRecovered] = useState<Autosaved | null>(() => readAutosave(key))
+  useEffect(() => {
+    if (!dirty) return
+    const timer = setTimeout(() => { writeAutosave(key, values, slug) }, 400)
+    return () => { clearTimeout(timer) }
+  }, [dirty, values, slug, key])
+  return [recovered, setRecovered]
+}
+
+/** Ctrl+S (Cmd+S) calls the latest `save`, instead of the browser's "save page". */
+function useSaveShortcut (enabled: boolean, save: () => void): void {
+  const latest = useRef(save)
+  latest.current = save
+  useEffect(() => {
+    if (!enabled) return
+    const onKey = (e: KeyboardEvent): void => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') {
+        e.preventDefault()
+        latest.current()
+      }
+    }
+    addEventListener('keydown', onKey)
+    return () => { removeEventListener('keydown', onKey) }
+  }, [enabled])
+}
+
 function normalizeSlugHint (text: string): string {
   return text.trim().toLowerCase().normalize('NFKD').replace(/\p{M}+/gu, '')
     .replace(/[^a-z0-9\s_-]+/g, '').replace(/[\s_]+/g, '-').replace(/-+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80)
@@ -152,12 +183,10 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
     if (isNew && !slugTouched && typeof titleValue === 'string') setSlugText(normalizeSlugHint(titleValue))
   }, [titleValue, isNew, slugTouched])
 
-  useEffect(() => {
-    if (!dirty) return
-    const warn = (e: BeforeUnloadEvent): void => { e.preventDefault() }
-    addEventListener('beforeunload', warn)
-    return () => { removeEventListener('beforeunload', warn) }
-  }, [dirty])
+  useLeaveGuard(dirty)
+  const draftKey = autosaveKey(collection, stored?._slug ?? fixedSlug, scope)
+  const [recovered, setRecovered] = useAutosave(draftKey, dirty, values, slugText)
+  const [referrerTotal, setReferrerTotal] = useState<number | null>(null)
 
   const setLocalError = useCallback((path: string, message: string | null) => {
     setLocalErrors(current => {
@@ -204,6 +233,8 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
         ? await api.post<Entry>(`/api/content/${seg(collection)}`, body, query)
         : await api.put<Entry>(`/api/content/${seg(collection)}/${seg(stored?._slug ?? '')}`, body, query)
       setDirty(false)
+      clearAutosave(draftKey)
+      setRecovered(null)
       notify(isNew
         ? `Created “${entryTitle(saved, titleField)}” as ${saved._status}.`
         : `Saved “${entryTitle(saved, titleField)}” (${saved._status}).`)
@@ -230,12 +261,24 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
     try {
       await api.delete(`/api/content/${seg(collection)}/${seg(stored._slug)}`, scopeQuery(scope))
       setDirty(false)
+      clearAutosave(draftKey)
       notify(`Deleted “${entryTitle(stored, titleField)}”.`)
       navigate(href(['content', collection]))
     } catch (err) {
       setSaving(null)
       notify(`Not deleted: ${describeError(err)}`, 'error')
     }
+  }
+
+  // Ctrl/Cmd+S saves with the entry's current status (the form's default action).
+  useSaveShortcut(canWrite, () => { void save(stored?._status ?? 'published') })
+
+  const restore = (copy: Autosaved): void => {
+    setValues(copy.values)
+    if (isNew && fixedSlug === null && copy.slug !== '') { setSlugText(copy.slug); setSlugTouched(true) }
+    setDirty(true)
+    setRecovered(null)
+    notify('Your unsaved edits are back. Save to keep them.', 'info')
   }
 
   const heading = stored !== null ? entryTitle({ ...stored, ...values } as Entry, titleField) : 'New entry'
@@ -265,8 +308,24 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
           {stored !== null && <StatusBadge status={stored._status} />}
           {scope.locale !== null && <span class='badge'>{scope.locale}</span>}
           {scope.environment !== null && <span class='badge'>{scope.environment}</span>}
+          {dirty && <span class='badge unsaved'>unsaved changes</span>}
+          {stored !== null && session.previewUrl !== null && (
+            <a class='button push-right' href={previewHref(session.previewUrl, collection, stored._slug, scope)} target='_blank' rel='noopener noreferrer'>
+              Open preview<span class='visually-hidden'> (opens a new tab)</span>
+            </a>
+          )}
         </div>
         {!canWrite && <p class='notice info'>Read-only: your role can view content, drafts included, but not change it.</p>}
+        {canWrite && recovered !== null && (
+          <div class='notice info recover' role='region' aria-label='Unsaved edits found'>
+            <p>Unsaved edits of this entry from {formatDate(recovered.savedAt)} were kept in this browser.</p>
+            <div class='actions'>
+              <button type='button' class='primary' onClick={() => { restore(recovered) }}>Bring them back</button>
+              <button type='button' onClick={() => { clearAutosave(draftKey); setRecovered(null) }}>Discard them</button>
+            </div>
+          </div>
+        )}
+        {isNew && fixedSlug !== null && scope.locale !== null && <MissingReferences schema={schema} values={initial} scope={scope} />}
         <ErrorSummary title={`The entry was not saved: ${messages.length === 1 ? '1 problem' : `${messages.length} problems`}`} errors={messages} fieldId={summaryFieldId} />
         <form
           class='entry-form' noValidate aria-label={`${schemaLabel(schema)} entry`}
@@ -311,14 +370,22 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
               <dt>Created</dt><dd>{formatDate(stored._created_at)}</dd>
               <dt>Updated</dt><dd>{formatDate(stored._updated_at)}</dd>
             </dl>
+            <EntryLocales collection={collection} slug={stored._slug} scope={scope} />
           </section>
-          <UsedBy collection={collection} slug={stored._slug} />
+          <UsedBy collection={collection} slug={stored._slug} onTotal={setReferrerTotal} />
         </aside>
       )}
       <ConfirmDialog
         open={confirmDelete}
         title='Delete this entry?'
-        message={<p>“{heading}” will be removed{scope.locale !== null ? ` in ${scope.locale}` : ''}. This cannot be undone.</p>}
+        message={(
+          <>
+            <p>“{heading}” will be removed{scope.locale !== null ? ` in ${scope.locale}` : ''}. This cannot be undone.</p>
+            {referrerTotal !== null && referrerTotal > 0 && (
+              <p class='warning'><strong>{referrerTotal === 1 ? '1 entry refers' : `${referrerTotal} entries refer`} to it</strong> (see Used by): {referrerTotal === 1 ? 'its reference' : 'their references'} will point to nothing.</p>
+            )}
+          </>
+        )}
         confirmLabel='Delete entry'
         onConfirm={() => { void remove() }}
         onCancel={() => { setConfirmDelete(false) }}
@@ -365,38 +432,81 @@ function SlugField ({ collection, scope, value, fixed, errors, disabled, onChang
   )
 }
 
-function UsedBy ({ collection, slug }: { collection: string, slug: string }): JSX.Element {
-  const referrers = useLoad(async signal => {
+/** Which locales the entry exists in: one small read per configured locale (`_fields=_slug`). */
+function EntryLocales ({ collection, slug, scope }: { collection: string, slug: string, scope: Scope }): JSX.Element | null {
+  const { locales } = useApp()
+  const present = useLoad(async signal => await Promise.all(locales.locales.map(async locale => {
     try {
-      const body = await api.get<Referrer[] | { items?: Referrer[], referrers?: Referrer[] }>(`/api/content/${seg(collection)}/${seg(slug)}/referrers`, undefined, signal)
-      return Array.isArray(body) ? body : body.items ?? body.referrers ?? []
+      await api.get<Entry>(`/api/content/${seg(collection)}/${seg(slug)}`, { _locale: locale, _environment: scope.environment, _fields: '_slug' }, signal)
+      return true
     } catch (err) {
-      // Older servers (or a missing entry) have no referrers endpoint: say so, do not fail the page.
-      if (isNotFound(err)) return null
+      if (isNotFound(err)) return false
       throw err
     }
-  }, [collection, slug])
+  })), [collection, slug, scope.environment, locales.locales.join(',')])
+  if (locales.locales.length === 0 || present.data === undefined) return null
+  return (
+    <>
+      <h3 class='small-heading'>Locales</h3>
+      <ul class='entry-locales'>
+        {locales.locales.map((locale, i) => (
+          <li key={locale}>
+            <Link href={href(['content', collection, 'entry', slug], { locale: locale === locales.default ? null : locale })} aria-current={locale === scope.locale ? 'page' : undefined}>
+              {locale}
+            </Link>{' '}
+            <span class='muted'>{present.data?.[i] === true ? 'exists' : 'missing'}</span>
+          </li>
+        ))}
+      </ul>
+    </>
+  )
+}
+
+/** CMS_PREVIEW_URL with its placeholders filled, each value URL-encoded. */
+export function previewHref (template: string, collection: string, slug: string, scope: Scope): string {
+  const values: Record<string, string> = { collection, slug, locale: scope.locale ?? '', environment: scope.environment ?? '' }
+  return template.replace(/\{(collection|slug|locale|environment)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''))
+}
+
+const USED_BY_PAGE = 10
+
+function UsedBy ({ collection, slug, onTotal }: { collection: string, slug: string, onTotal: (total: number | null) => void }): JSX.Element {
+  const [page, setPage] = useState(1)
+  const referrers = useLoad(async signal => await getCounted<Referrer[]>(
+    `/api/content/${seg(collection)}/${seg(slug)}/referrers`, { _page: page, _per_page: USED_BY_PAGE }, signal
+  ), [collection, slug, page], { keep: true })
+  const total = referrers.data?.total ?? null
+  useEffect(() => { onTotal(total) }, [total])
+  const pages = total === null ? 1 : Math.max(1, Math.ceil(total / USED_BY_PAGE))
+  const items = referrers.data?.body ?? []
   return (
     <section class='card' aria-labelledby='used-by'>
-      <h2 id='used-by'>Used by</h2>
+      <h2 id='used-by'>Used by{total !== null && total > 0 ? ` (${total})` : ''}</h2>
       {referrers.loading && referrers.data === undefined && <Loading />}
       {referrers.error !== null && <p class='muted'>{describeError(referrers.error)}</p>}
-      {referrers.data === null && <p class='muted'>Not available on this server.</p>}
-      {referrers.data !== undefined && referrers.data !== null && (
-        referrers.data.length === 0
+      {referrers.data !== undefined && (
+        items.length === 0
           ? <p class='muted'>No other entry refers to this one.</p>
           : (
             <ul class='referrers'>
-              {referrers.data.map(r => (
+              {items.map(r => (
                 <li key={`${r.collection}/${r.slug}/${r.field}/${r.locale ?? ''}`}>
+                  {/* Same tab: the session cookie serves every tab, but staying here keeps the guard in charge. */}
                   <Link href={href(['content', r.collection, 'entry', r.slug], r.locale !== null ? { locale: r.locale } : {})}>
-                    {r.collection}/{r.slug}
+                    {r.title ?? r.slug}
                   </Link>
-                  <span class='muted'> · {r.field}{r.locale !== null ? ` · ${r.locale}` : ''}</span>
+                  <span class='muted'> · {r.collection}{r.title !== null ? ` ${r.slug}` : ''} · {r.field}{r.locale !== null ? ` · ${r.locale}` : ''}</span>
                 </li>
               ))}
             </ul>
             )
+      )}
+      {pages > 1 && (
+        <nav class='pager small' aria-label='Used by pages'>
+          <button type='button' disabled={page <= 1} onClick={() => { setPage(p => p - 1) }}>Previous</button>
+          <span>{page} of {pages}</span>
+          <button type='button' disabled={page >= pages} onClick={() => { setPage(p => p + 1) }}>Next</button>
+        </nav>
       )}
     </section>
   )

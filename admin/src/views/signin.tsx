@@ -1,7 +1,7 @@
 import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { describeError } from '../api.js'
-import { detect, type Session } from '../session.js'
+import { signIn, type Session } from '../session.js'
 
 export function SignIn ({ message, onSignedIn }: { message: string | null, onSignedIn: (session: Session) => void }): JSX.Element {
   const [key, setKey] = useState('')
@@ -26,9 +26,10 @@ export function SignIn ({ message, onSignedIn }: { message: string | null, onSig
     setBusy(true)
     setError(null)
     try {
-      const result = await detect(value)
-      if (result.kind === 'signed-in') {
-        onSignedIn(result.session)
+      const session = await signIn(value)
+      if (session !== null) {
+        setKey('')
+        onSignedIn(session)
         return
       }
       setError('This key is not accepted by the server.')
@@ -47,7 +48,8 @@ export function SignIn ({ message, onSignedIn }: { message: string | null, onSig
         {message !== null && <p class='notice info' role='status'>{message}</p>}
         <p class='muted'>
           Use an API key from the server's <code>CMS_API_KEY</code> or <code>CMS_API_KEYS</code> setting.
-          It is kept for this browser tab only.
+          The key is exchanged for a session that every tab of this browser shares until you sign out;
+          the page does not keep the key.
         </p>
         <div class={`field ${error !== null ? 'has-error' : ''}`}>
           <label for='api-key'>API key</label>

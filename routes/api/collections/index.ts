@@ -5,6 +5,7 @@ const collections: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', { schema: listCollectionsSchema }, async () => ({
     collections: fastify.schemas.collections().map(({ schema }): CollectionSummary => ({
       name: schema.name,
+      label: schema.label ?? schema.name,
       field_count: Object.keys(schema.fields).length,
       extends: schema.extends,
       strict: schema.strict,

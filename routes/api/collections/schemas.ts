@@ -6,6 +6,7 @@ const NullableString = Type.Union([Type.String(), Type.Null()])
 /** interface.md "Collection summary". */
 export const CollectionSummary = Type.Object({
   name: Type.String({ description: 'The collection (schema) name' }),
+  label: Type.String({ description: "The schema's label, or its name when it has none (an extension of interface.md's summary, for the admin's sidebar)" }),
   field_count: Type.Integer({ minimum: 0, description: 'Number of top-level fields, inherited ones included' }),
   extends: Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()], { description: 'Parent schema name(s), as in the schema' }),
   strict: Type.Boolean({ description: 'Unknown fields are rejected (the schema or a parent is strict)' }),
