@@ -13,6 +13,7 @@ import { deepFreeze } from '../query/values.js'
 import { entryMissing, type StoreLogger } from './common.js'
 import { entryChange } from './changes/common.js'
 import { recordChange, type Queryable } from './changes/postgres.js'
+import { bySoonest, scheduleRecord, type ScheduleRow } from './schedule-rows.js'
 import { layoutMoves, layoutText, parseLayout, type Layout, type LayoutMove } from './layout.js'
 import { assertStoredSlug, checkBucket, isSlug } from './names.js'
 import type pg from 'pg'
@@ -38,19 +39,6 @@ interface VersionRow {
   created_at: string
   entry_created_at: string
   doc?: string
-}
-
-interface ScheduleRow {
-  id: string
-  environment: string
-  collection: string
-  locale: string
-  slug: string
-  action: ScheduleRecord['action']
-  at: string
-  created_at: string
-  status: ScheduleStatus
-  error: string | null
 }
 
 const localeKey = (scope: Scope): string => scope.locale ?? ''
@@ -192,13 +180,13 @@ export class PostgresEditorial {
     }
     const row = rows[0] as ScheduleRow | undefined
     if (row === undefined) throw entryMissing(input.slug, input.collection)
-    return toSchedule(row)
+    return scheduleRecord(row)
   }
 
   async getSchedule (id: string): Promise<ScheduleRecord | undefined> {
     const { rows } = await this.db.query(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = $1`, [id])
     const row = rows[0] as ScheduleRow | undefined
-    return row === undefined ? undefined : toSchedule(row)
+    return row === undefined ? undefined : scheduleRecord(row)
   }
 
   async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
@@ -209,7 +197,7 @@ export class PostgresEditorial {
         ORDER BY at, id LIMIT $3 OFFSET $4) s ON TRUE
       ORDER BY s.at, s.id`, [status, environment, Math.max(0, limit), Math.max(0, offset)])
     const total = (rows[0] as { total: number } | undefined)?.total ?? 0
-    const items = (rows as Array<ScheduleRow | { id: null }>).filter((row): row is ScheduleRow => row.id !== null).map(toSchedule)
+    const items = (rows as Array<ScheduleRow | { id: null }>).filter((row): row is ScheduleRow => row.id !== null).map(scheduleRecord)
     return { items, total }
   }
 
@@ -231,7 +219,7 @@ export class PostgresEditorial {
         ORDER BY at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
       RETURNING ${SCHEDULE_COLUMNS}`, [owner, lease, now, limit])
     // RETURNING keeps no order: soonest first, as listed.
-    return (rows as ScheduleRow[]).sort(bySchedule).map(toSchedule)
+    return (rows as ScheduleRow[]).map(scheduleRecord).sort(bySoonest)
   }
 
   async finishSchedule (id: string, owner: string, error: string | null): Promise<boolean> {
@@ -258,24 +246,6 @@ function toSummary (row: VersionRow): VersionSummary {
 
 function toDraft (doc: string, createdAt: string, updatedAt: string): StoredDraft {
   return Object.freeze({ data: parseDoc(doc), createdAt, updatedAt })
-}
-
-function toSchedule (row: ScheduleRow): ScheduleRecord {
-  return Object.freeze({
-    id: row.id,
-    scope: Object.freeze({ environment: row.environment, locale: row.locale === '' ? null : row.locale }),
-    collection: row.collection,
-    slug: row.slug,
-    action: row.action,
-    at: row.at,
-    createdAt: row.created_at,
-    status: row.status,
-    error: row.error
-  })
-}
-
-function bySchedule (a: ScheduleRow, b: ScheduleRow): number {
-  return a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 
 // ---- the layout over time (contract §14), at open ---------------------------------------------

@@ -8,6 +8,7 @@ import type { Database, Statement } from 'better-sqlite3'
 import { badRequest, conflict } from '../errors.js'
 import { deepFreeze } from '../query/values.js'
 import { entryMissing, isEntryStatus } from './common.js'
+import { bySoonest, scheduleRecord, type ScheduleRow } from './schedule-rows.js'
 import type { EntryStatus } from '../../types/store.js'
 import type { EntryVersion, ScheduleInput, ScheduleRecord, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
@@ -69,19 +70,6 @@ const STORE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 interface VersionRow { version: number, status: EntryStatus, created_at: string, entry_created_at: string, data?: string }
 interface DraftRow { data: string, created_at: string, updated_at: string }
-interface ScheduleRow {
-  id: string
-  environment: string
-  collection: string
-  locale: string
-  slug: string
-  action: ScheduleRecord['action']
-  at: string
-  created_at: string
-  status: ScheduleStatus
-  error: string | null
-}
-
 export const keyParams = (key: EntryKey): string[] => [key.environment, key.collection, key.locale, key.slug]
 
 function prepare (db: Database): Record<string, Statement> {
@@ -124,22 +112,6 @@ function checkCount (value: number, what: string): void {
 function checkStoreTime (value: string, what: string): void {
   if (typeof value !== 'string' || !STORE_TIME_RE.test(value) || Number.isNaN(Date.parse(value))) throw badRequest(`${what} must be an ISO 8601 UTC time with milliseconds.`)
 }
-
-function toSchedule (row: ScheduleRow): ScheduleRecord {
-  return Object.freeze({
-    id: row.id,
-    scope: Object.freeze({ environment: row.environment, locale: row.locale === '' ? null : row.locale }),
-    collection: row.collection,
-    slug: row.slug,
-    action: row.action,
-    at: row.at,
-    createdAt: row.created_at,
-    status: row.status,
-    error: row.error
-  })
-}
-
-const bySoonest = (a: ScheduleRecord, b: ScheduleRecord): number => a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 
 export class EditorialTables {
   private readonly stmt: Record<string, Statement>
@@ -240,14 +212,14 @@ export class EditorialTables {
 
   getSchedule (id: string): ScheduleRecord | undefined {
     const row = this.get('getSchedule').get(id) as ScheduleRow | undefined
-    return row === undefined ? undefined : toSchedule(row)
+    return row === undefined ? undefined : scheduleRecord(row)
   }
 
   listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): { items: ScheduleRecord[], total: number } {
     checkCount(offset, 'offset')
     checkCount(limit, 'limit')
     const rows = this.get('listSchedules').all(status, environment, environment, limit, offset) as ScheduleRow[]
-    return { items: rows.map(toSchedule), total: this.get('countSchedules').get(status, environment, environment) as number }
+    return { items: rows.map(scheduleRecord), total: this.get('countSchedules').get(status, environment, environment) as number }
   }
 
   deleteSchedule (id: string): boolean {
@@ -263,7 +235,7 @@ export class EditorialTables {
     const until = new Date(Date.parse(now) + leaseMs).toISOString()
     const rows = this.get('claim').all(owner, until, now, now, limit) as ScheduleRow[]
     // RETURNING follows no order.
-    return rows.map(toSchedule).sort(bySoonest)
+    return rows.map(scheduleRecord).sort(bySoonest)
   }
 
   finishSchedule (id: string, owner: string, error: string | null): boolean {
