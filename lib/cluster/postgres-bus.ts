@@ -64,6 +64,10 @@ export class PostgresBus implements ClusterBus {
   private closed = false
   private retryTimer: NodeJS.Timeout | null = null
   private checkTimer: NodeJS.Timeout | null = null
+  /** A check of the listening connection is under way (check). */
+  private checking = false
+  /** The last statement sent on the listening connection, settled (inTurn). */
+  private turn: Promise<unknown> = Promise.resolve()
   private retryMs: number
   private readonly messages: Listeners<[BusMessage]>
   private readonly resyncs: Listeners<[]>
@@ -95,7 +99,17 @@ export class PostgresBus implements ClusterBus {
   async publish (topic: string, data: Record<string, unknown>): Promise<void> {
     const client = this.client
     if (client === null) throw new Error('the cluster bus is not connected')
-    await client.query('SELECT pg_notify($1, $2)', [this.channel, payload(this.origin, topic, data)])
+    await this.inTurn(async () => await client.query('SELECT pg_notify($1, $2)', [this.channel, payload(this.origin, topic, data)]))
+  }
+
+  /**
+   * `work` on the listening connection once the statements sent before it are answered: one at a
+   * time, as node-postgres wants of a connection without pipelining (it deprecates queueing).
+   */
+  private async inTurn<T> (work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(work, work)
+    this.turn = run.catch(() => {})
+    return await run
   }
 
   subscribe (listener: (message: BusMessage) => void): () => void {
@@ -144,23 +158,29 @@ export class PostgresBus implements ClusterBus {
       return
     }
     this.client = client
+    // A new connection owes no answers: nothing sent on a lost one holds it up.
+    this.turn = Promise.resolve()
     this.checkTimer ??= setInterval(() => { void this.check() }, this.options.checkEveryMs ?? 5000).unref()
   }
 
   /** A listening connection that gives no answer in time is as good as lost (a cut network ends nothing). */
   private async check (): Promise<void> {
     const client = this.client
-    if (client === null) return
+    // One check at a time: a connection still owing the last answer gets no second query queued
+    // behind it (node-postgres deprecates that); the pending check's timeout decides.
+    if (client === null || this.checking) return
+    this.checking = true
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => { reject(new Error('the listening connection did not answer in time')) }, this.options.checkTimeoutMs ?? 3000)
     })
     try {
-      await Promise.race([client.query('SELECT 1'), timeout])
+      await Promise.race([this.inTurn(async () => await client.query('SELECT 1')), timeout])
     } catch (err) {
       this.lost(client, err)
     } finally {
       clearTimeout(timer)
+      this.checking = false
     }
   }
 
