@@ -16,6 +16,12 @@ import { bodyObject, bodyStatus, dataOf, pathSlug, type Data, type EntryView } f
 import type { PendingWrite, Written } from './service.js'
 
 /** What the workflow asks of the content pipeline: its steps, each one as the pipeline runs it. */
+/**
+ * Where the unique rule is decided: by the store `in the write` (an entry write; read ahead only
+ * before a failed reference check), or `now` (a pending draft, which the store writes without it).
+ */
+export type UniqueCheck = 'in the write' | 'now'
+
 export interface WriteSteps {
   /** The collection's model; 404 for an unknown or reusable collection. */
   model: (collection: string) => CollectionModel
@@ -25,8 +31,8 @@ export interface WriteSteps {
   newData: (model: CollectionModel, data: Data) => Data
   /** Create rules 8–12 of a validated entry (under the lock). */
   insert: (write: PendingWrite) => Promise<Written>
-  /** Update rules 5–6 (readonly, schema, unique read ahead, references): the write as validated. */
-  checkUpdate: (previous: StoredEntry, write: PendingWrite) => Promise<PendingWrite>
+  /** Update rules 5–6 (readonly, schema, unique, references): the write as validated. */
+  checkUpdate: (previous: StoredEntry, write: PendingWrite, unique: UniqueCheck) => Promise<PendingWrite>
   /** Update rules 7–8 of a validated write; `clearDraft` when it publishes the pending draft. */
   commitUpdate: (previous: StoredEntry, write: PendingWrite, clearDraft: boolean) => Promise<Written>
   /** What the store is handed for a write: its data as stored (relative asset URLs, schema order). */
@@ -137,7 +143,7 @@ export class Editorial {
     return await this.steps.locked(scope, collection, slug, async () => {
       const previous = await this.existing(scope, collection, slug)
       if (previous.status === 'draft') throw conflict(`Entry '${slug}' in '${collection}' is a draft: edit it directly.`)
-      const write = await this.steps.checkUpdate(previous, { scope, collection, model, slug, status: 'published', data })
+      const write = await this.steps.checkUpdate(previous, { scope, collection, model, slug, status: 'published', data }, 'now')
       const draft = await this.store.putDraft(scope, collection, slug, this.steps.storedInput(write).data)
       return JSON.stringify(this.draftView(model, previous, draft))
     })
@@ -208,7 +214,7 @@ export class Editorial {
   /** Every update rule on `write`, whose data (stored or kept, so frozen) is copied and normalized first (update rule 3). */
   private async update (previous: StoredEntry, write: PendingWrite, clearDraft: boolean): Promise<Written> {
     const data = write.model.normalize(structuredClone(write.data))
-    return await this.steps.commitUpdate(previous, await this.steps.checkUpdate(previous, { ...write, data }), clearDraft)
+    return await this.steps.commitUpdate(previous, await this.steps.checkUpdate(previous, { ...write, data }, 'in the write'), clearDraft)
   }
 
   private async existing (scope: Scope, collection: string, slug: string): Promise<StoredEntry> {

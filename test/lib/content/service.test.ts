@@ -105,7 +105,9 @@ t.test('create: unique fields, and the 409 wins over a unique clash with the sam
   const clash = await rejectsWith(t, service.create(scope, 'posts', { _slug: 'b', title: 'B', code: 'X' }), 'VALIDATION_FAILED')
   t.same(clash?.errors, ["code: must be unique; the entry 'a' already has this value"])
   await rejectsWith(t, service.create(scope, 'posts', { _slug: 'a', title: 'A2', code: 'X' }), 'CONFLICT')
-  t.notOk(store.calls.includes('create posts/b'))
+  t.notOk(store.calls.some(c => c.startsWith('findByValue') || c.startsWith('get ')), 'no read ahead: the store decides both rules in the write')
+  t.equal(await store.get(scope, 'posts', 'b'), undefined, 'the clash stored nothing')
+  t.equal((await store.get(scope, 'posts', 'a'))?.data.title, 'A', 'the taken slug kept its entry')
   await service.create(scope, 'posts', { _slug: 'c', title: 'C', code: 'Y' })
   await service.create(scope, 'posts', { _slug: 'e', title: 'E' })
   await service.create(scope, 'posts', { _slug: 'f', title: 'F' })
@@ -123,7 +125,7 @@ t.test('concurrent creates of one slug: exactly one succeeds', async t => {
   const conflicts = results.filter(r => r.status === 'rejected' && (r.reason as CmsError).code === 'CONFLICT')
   t.equal(ok.length, 1)
   t.equal(conflicts.length, 19)
-  t.equal(store.calls.filter(c => c === 'create posts/same').length, 1, 'the store saw one create')
+  t.equal((await store.get(scope, 'posts', 'same'))?.data.title, (ok[0] as PromiseFulfilledResult<{ entry: StoredEntry }>).value.entry.data.title, 'the one answered 201 is the one stored')
   t.equal(events.length, 1)
 })
 
@@ -295,22 +297,25 @@ t.test('each step by name, in the order of the rules', async t => {
 
   const bad = await rejectsWith(t, service.create(scope, 'posts', { _slug: 'x', title: 'dangling', code: 'C' }), 'VALIDATION_FAILED')
   t.same(bad?.errors, ['author: no such entry'])
-  t.same(log, ['findByValue posts.code', 'get posts/x', 'check dangling'], 'rules 8 and 9; a failed check stores nothing')
+  t.same(log, ['check dangling', 'findByValue posts.code', 'get posts/x'], 'rule 9 failed: rules 8 (unique, slug) read ahead to answer first; a failed check stores nothing')
   t.same(events, [])
   log.length = 0
 
   const created = await service.create(scope, 'posts', { _slug: 'x', title: 'A', code: 'C' })
   t.equal(created.entry.data.title, 'A!', 'the asset URL step shapes what is stored')
   t.same(log, [
-    'findByValue posts.code', 'get posts/x', 'check A', 'relativeAssetUrls', 'create posts/x',
+    'check A', 'relativeAssetUrls', 'create posts/x',
     'invalidate default/posts', 'updateIndex create x entry=A! previous=null', 'emit content.created'
-  ], 'create rules 8, 9, 10 (asset URLs, store, cache), 11, 12')
+  ], 'create rules 9, 10 (asset URLs, store deciding rule 8 in the write, cache), 11, 12: references hold, so nothing is read ahead')
   log.length = 0
   await service.update(scope, 'posts', 'x', { title: 'B', code: 'C' })
   t.same(log, [
-    'get posts/x', 'findByValue posts.code', 'check B', 'relativeAssetUrls', 'update posts/x',
+    'get posts/x', 'check B', 'relativeAssetUrls', 'update posts/x',
     'invalidate default/posts', 'updateIndex update x entry=B! previous=A!', 'emit content.updated'
-  ], 'update rules 4, 6, 7, 8')
+  ], 'update rules 4, 6 (references; unique decided in the write), 7, 8')
+  log.length = 0
+  await rejectsWith(t, service.update(scope, 'posts', 'x', { title: 'dangling', code: 'C' }), 'VALIDATION_FAILED')
+  t.same(log, ['get posts/x', 'check dangling', 'findByValue posts.code'], 'a failed reference check reads the unique rule ahead, to answer it first')
   log.length = 0
   await service.remove(scope, 'posts', 'x')
   t.same(log, ['get posts/x', 'delete posts/x', 'updateIndex delete x entry=null previous=B!', 'invalidate default/posts', 'emit content.deleted'],
