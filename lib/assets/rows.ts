@@ -3,18 +3,8 @@
 // The order a rebuild inserts in serves every backend (file-repository.ts too).
 import type { AssetListResult, AssetMeta } from './types.js'
 
-/** A row of the `assets` table, as both SQL backends write and read it (the ordinal apart). */
-export interface AssetRow {
-  environment: string
-  path: string
-  folder: string
-  name: string
-  size: number
-  mime: string
-  width: number | null
-  height: number | null
-  created_at: string
-}
+/** A row of the `assets` table, as both SQL backends write and read it (the ordinal apart): the meta, created_at in SQL's spelling. */
+export type AssetRow = Omit<AssetMeta, 'createdAt'> & { created_at: string }
 
 export function toAssetMeta (row: AssetRow): AssetMeta {
   return {
