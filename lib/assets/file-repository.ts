@@ -6,6 +6,7 @@ import { mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { matches, type AssetRepository, type OpenResult } from './repository.js'
 import { writeFileAtomic } from '../durable.js'
+import { oldestFirst } from './rows.js'
 import type { AssetListQuery, AssetListResult, AssetMeta, AssetPosition } from './types.js'
 
 export const ASSET_INDEX_FILE = 'assets-index.json'
@@ -57,7 +58,7 @@ export class FileAssetRepository implements AssetRepository {
     const stored = await this.read()
     if (typeof stored === 'string') {
       const metas = await scan()
-      metas.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.path.localeCompare(b.path))
+      metas.sort(oldestFirst)
       for (const meta of metas) this.put(meta, ++this.seq)
       await mkdir(path.dirname(this.file), { recursive: true })
       await writeFileAtomic(this.file, this.serialize())

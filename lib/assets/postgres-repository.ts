@@ -6,6 +6,7 @@
 import type { PostgresStore } from '../store/postgres.js'
 import type { AssetRepository, OpenResult } from './repository.js'
 import type { AssetListQuery, AssetListResult, AssetMeta } from './types.js'
+import { oldestFirst, pageOfRows, toAssetMeta, type AssetRow } from './rows.js'
 
 /** What the repository needs of the store: its pool, shared rather than a pool of its own. */
 export type AssetDatabase = Pick<PostgresStore, 'execute' | 'transaction'>
@@ -46,33 +47,6 @@ const REBUILD = `INSERT INTO assets (${INSERT_COLUMNS})
     WITH ORDINALITY AS r(environment, path, folder, name, size, mime, width, height, created_at, n)
   ORDER BY n`
 
-interface Row {
-  id: number
-  environment: string
-  path: string
-  folder: string
-  name: string
-  size: number
-  mime: string
-  width: number | null
-  height: number | null
-  created_at: string
-}
-
-function toMeta (row: Row): AssetMeta {
-  return {
-    environment: row.environment,
-    path: row.path,
-    folder: row.folder,
-    name: row.name,
-    size: row.size,
-    mime: row.mime,
-    width: row.width,
-    height: row.height,
-    createdAt: row.created_at
-  }
-}
-
 const values = (m: AssetMeta): unknown[] => [m.environment, m.path, m.folder, m.name, m.size, m.mime, m.width, m.height, m.createdAt]
 
 export class PostgresAssetRepository implements AssetRepository {
@@ -92,7 +66,7 @@ export class PostgresAssetRepository implements AssetRepository {
       const metas = found.rows.length > 0 ? null : await scan()
       for (const statement of SCHEMA) await client.query(statement)
       if (metas !== null && metas.length > 0) {
-        metas.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.path.localeCompare(b.path))
+        metas.sort(oldestFirst)
         const columns = Array.from({ length: 9 }, (_, i) => metas.map(m => values(m)[i]))
         await client.query(REBUILD, columns)
       }
@@ -115,8 +89,8 @@ export class PostgresAssetRepository implements AssetRepository {
   async get (environment: string, assetPath: string): Promise<AssetMeta | undefined> {
     this.check()
     const { rows } = await this.db.execute(`SELECT ${COLUMNS} FROM assets WHERE environment = $1 AND path = $2`, [environment, assetPath])
-    const row = rows[0] as Row | undefined
-    return row === undefined ? undefined : toMeta(row)
+    const row = rows[0] as AssetRow | undefined
+    return row === undefined ? undefined : toAssetMeta(row)
   }
 
   /** The page and its total in one REPEATABLE READ transaction, so both describe the same moment. */
@@ -140,12 +114,9 @@ export class PostgresAssetRepository implements AssetRepository {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
       const page = await client.query(pageSql, pageParams)
       const count = await client.query(`SELECT count(*)::float8 AS n FROM assets WHERE ${filter}`, params)
-      return { rows: page.rows as Row[], total: (count.rows[0] as { n: number }).n }
+      return { rows: page.rows as Array<AssetRow & { id: number }>, total: (count.rows[0] as { n: number }).n }
     })
-    const more = rows.length > query.perPage
-    if (more) rows.pop()
-    const last = rows.at(-1)
-    return { items: rows.map(toMeta), total, next: more && last !== undefined ? { createdAt: last.created_at, ordinal: last.id } : null }
+    return pageOfRows(rows, total, query.perPage)
   }
 
   async insert (meta: AssetMeta): Promise<void> {

@@ -6,6 +6,7 @@ import path from 'node:path'
 import Database from '../sqlite-driver.js'
 import type { AssetRepository, OpenResult } from './repository.js'
 import type { AssetListQuery, AssetListResult, AssetMeta } from './types.js'
+import { oldestFirst, pageOfRows, toAssetMeta, toAssetRow, type AssetRow } from './rows.js'
 
 export const SQLITE_FILE = 'assets.sqlite'
 
@@ -15,18 +16,6 @@ interface ListStatements {
   page: Database.Statement
   /** A keyset page (contract §10): the rows after a position (created_at, id), walking the index from there. */
   after: Database.Statement
-}
-
-interface Row {
-  environment: string
-  path: string
-  folder: string
-  name: string
-  size: number
-  mime: string
-  width: number | null
-  height: number | null
-  created_at: string
 }
 
 const COLUMNS = 'environment, path, folder, name, size, mime, width, height, created_at'
@@ -52,27 +41,13 @@ const SCHEMA = `
 // A replaced record gets a new id, so it sorts as the newest among equal timestamps.
 const INSERT = `INSERT OR REPLACE INTO assets (${COLUMNS}) VALUES (@environment, @path, @folder, @name, @size, @mime, @width, @height, @created_at)`
 
-function toMeta (row: Row): AssetMeta {
-  return {
-    environment: row.environment,
-    path: row.path,
-    folder: row.folder,
-    name: row.name,
-    size: row.size,
-    mime: row.mime,
-    width: row.width,
-    height: row.height,
-    createdAt: row.created_at
-  }
-}
-
 export class SqliteAssetRepository implements AssetRepository {
   readonly kind = 'sqlite' as const
   readonly file: string
   private db: Database.Database | null = null
   private statements: {
-    get: Database.Statement<[string, string], Row>
-    insert: Database.Statement<Row>
+    get: Database.Statement<[string, string], AssetRow>
+    insert: Database.Statement<AssetRow>
     remove: Database.Statement<[string, string]>
   } | null = null
 
@@ -109,13 +84,13 @@ export class SqliteAssetRepository implements AssetRepository {
       db.exec(SCHEMA)
       if (metas === null) return
       // Oldest first, so ids follow the files' age.
-      metas.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.path.localeCompare(b.path))
-      const insert = db.prepare<Row>(INSERT)
-      for (const m of metas) insert.run(toRow(m))
+      metas.sort(oldestFirst)
+      const insert = db.prepare<AssetRow>(INSERT)
+      for (const m of metas) insert.run(toAssetRow(m))
     })()
     this.statements = {
-      get: db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM assets WHERE environment = ? AND path = ?`),
-      insert: db.prepare<Row>(INSERT),
+      get: db.prepare<[string, string], AssetRow>(`SELECT ${COLUMNS} FROM assets WHERE environment = ? AND path = ?`),
+      insert: db.prepare<AssetRow>(INSERT),
       remove: db.prepare<[string, string]>('DELETE FROM assets WHERE environment = ? AND path = ?')
     }
     const rebuilt = metas === null ? null : 'missing' as const
@@ -137,7 +112,7 @@ export class SqliteAssetRepository implements AssetRepository {
 
   async get (environment: string, assetPath: string): Promise<AssetMeta | undefined> {
     const row = this.ready.statements.get.get(environment, assetPath)
-    return row === undefined ? undefined : toMeta(row)
+    return row === undefined ? undefined : toAssetMeta(row)
   }
 
   async list (environment: string, query: AssetListQuery): Promise<AssetListResult> {
@@ -161,11 +136,8 @@ export class SqliteAssetRepository implements AssetRepository {
     // One row more than the page tells whether any match follows it.
     const rows = (query.after === undefined
       ? statements.page.all(...params, query.perPage + 1, (query.page - 1) * query.perPage)
-      : statements.after.all(...params, query.after.createdAt, query.after.ordinal, query.perPage + 1)) as Array<Row & { id: number }>
-    const more = rows.length > query.perPage
-    if (more) rows.pop()
-    const last = rows.at(-1)
-    return { items: rows.map(toMeta), total, next: more && last !== undefined ? { createdAt: last.created_at, ordinal: last.id } : null }
+      : statements.after.all(...params, query.after.createdAt, query.after.ordinal, query.perPage + 1)) as Array<AssetRow & { id: number }>
+    return pageOfRows(rows, total, query.perPage)
   }
 
   private listStatementsFor (clause: string): ListStatements {
@@ -184,24 +156,10 @@ export class SqliteAssetRepository implements AssetRepository {
   }
 
   async insert (meta: AssetMeta): Promise<void> {
-    this.ready.statements.insert.run(toRow(meta))
+    this.ready.statements.insert.run(toAssetRow(meta))
   }
 
   async remove (environment: string, assetPath: string): Promise<boolean> {
     return this.ready.statements.remove.run(environment, assetPath).changes > 0
-  }
-}
-
-function toRow (meta: AssetMeta): Row {
-  return {
-    environment: meta.environment,
-    path: meta.path,
-    folder: meta.folder,
-    name: meta.name,
-    size: meta.size,
-    mime: meta.mime,
-    width: meta.width,
-    height: meta.height,
-    created_at: meta.createdAt
   }
 }

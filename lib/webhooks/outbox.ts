@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import Database from '../sqlite-driver.js'
 import type { EventName } from '../../types/events.js'
+import { FLOOR_MARK, attemptValues, isoTime, toDeliveryRecord, type DeliveryRow } from './delivery-rows.js'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed']
@@ -110,39 +111,6 @@ CREATE TABLE IF NOT EXISTS announced (seq INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS marks (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 `
 
-/** The mark below which (inclusive) every change of the log was recorded. */
-const FLOOR_MARK = 'announced_floor'
-
-interface Row {
-  seq: number
-  id: string
-  event: EventName
-  url: string
-  status: DeliveryStatus
-  attempts: number
-  last_status: number | null
-  last_error: string | null
-  created_at: string
-  updated_at: string
-  next_attempt_at: number | null
-}
-
-const toRecord = (r: Row): DeliveryRecord => ({
-  seq: r.seq,
-  id: r.id,
-  event: r.event,
-  url: r.url,
-  status: r.status,
-  attempts: r.attempts,
-  lastStatus: r.last_status,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  nextAttemptAt: r.next_attempt_at
-})
-
-const iso = (ms: number): string => new Date(ms).toISOString()
-
 export class Outbox {
   private readonly db: Database.Database
   private readonly statements
@@ -193,14 +161,14 @@ export class Outbox {
       prune: db.prepare<[number]>(
         `DELETE FROM deliveries WHERE status != 'pending' AND seq <= (
            SELECT seq FROM deliveries WHERE status != 'pending' ORDER BY seq DESC LIMIT 1 OFFSET ?)`),
-      get: db.prepare<[string], Row>('SELECT * FROM deliveries WHERE id = ?'),
-      listAll: db.prepare<[number, number], Row>('SELECT * FROM deliveries ORDER BY seq DESC LIMIT ? OFFSET ?'),
+      get: db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?'),
+      listAll: db.prepare<[number, number], DeliveryRow>('SELECT * FROM deliveries ORDER BY seq DESC LIMIT ? OFFSET ?'),
       // Keyset pages (contract §10): walking the primary key, or (status, seq), from the position down.
-      listAllAfter: db.prepare<[number, number], Row>('SELECT * FROM deliveries WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
+      listAllAfter: db.prepare<[number, number], DeliveryRow>('SELECT * FROM deliveries WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
       countAll: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM deliveries'),
-      listByStatus: db.prepare<[string, number, number], Row>(
+      listByStatus: db.prepare<[string, number, number], DeliveryRow>(
         'SELECT * FROM deliveries WHERE status = ? ORDER BY seq DESC LIMIT ? OFFSET ?'),
-      listByStatusAfter: db.prepare<[string, number, number], Row>(
+      listByStatusAfter: db.prepare<[string, number, number], DeliveryRow>(
         'SELECT * FROM deliveries WHERE status = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
       countByStatus: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM deliveries WHERE status = ?'),
       announce: db.prepare<[number]>('INSERT OR IGNORE INTO announced (seq) VALUES (?)'),
@@ -214,7 +182,7 @@ export class Outbox {
     // A seq already noted was announced already (a replay racing the write's own event): nothing more.
     this.insertMany = db.transaction((deliveries: NewDelivery[], now: number, seq: number | null) => {
       if (seq !== null && this.statements.announce.run(seq).changes === 0) return false
-      const at = iso(now)
+      const at = isoTime(now)
       for (const d of deliveries) this.statements.insert.run(d.id, d.event, d.url, d.body, at, at, now)
       return true
     })
@@ -227,7 +195,7 @@ export class Outbox {
       const rows = this.rows(status, limit, from)
       const s = this.statements
       const total = (status === null ? s.countAll.get() : s.countByStatus.get(status))?.n ?? 0
-      return { items: rows.map(toRecord), total }
+      return { items: rows.map(toDeliveryRecord), total }
     })
   }
 
@@ -274,13 +242,12 @@ export class Outbox {
 
   /** Records the outcome of an attempt on a pending delivery (attempts + 1). */
   recordAttempt (id: string, result: AttemptRecord, now: number): void {
-    this.statements.attempt.run(result.status, result.lastStatus, result.lastError,
-      result.status === 'pending' ? result.nextAttemptAt : null, iso(now), id)
+    this.statements.attempt.run(...attemptValues(id, result, now))
   }
 
   /** Marks failed every pending delivery whose URL is not in `urls`; returns how many. */
   abandonExcept (urls: readonly string[], reason: string, now: number): number {
-    return this.statements.abandon.run(reason, iso(now), JSON.stringify(urls)).changes
+    return this.statements.abandon.run(reason, isoTime(now), JSON.stringify(urls)).changes
   }
 
   /** Keeps the newest `keep` finished deliveries; pending ones are never pruned. */
@@ -290,7 +257,7 @@ export class Outbox {
 
   get (id: string): DeliveryRecord | undefined {
     const row = this.statements.get.get(id)
-    return row === undefined ? undefined : toRecord(row)
+    return row === undefined ? undefined : toDeliveryRecord(row)
   }
 
   /** Newest first: `limit` from an offset, or after a delivery's `seq` (keyset paging). */
@@ -298,7 +265,7 @@ export class Outbox {
     return this.page(status, limit, from)
   }
 
-  private rows (status: DeliveryStatus | null, limit: number, from: DeliveryPosition): Row[] {
+  private rows (status: DeliveryStatus | null, limit: number, from: DeliveryPosition): DeliveryRow[] {
     const s = this.statements
     if ('afterSeq' in from) {
       return status === null ? s.listAllAfter.all(from.afterSeq, limit) : s.listByStatusAfter.all(status, from.afterSeq, limit)

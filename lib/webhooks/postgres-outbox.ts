@@ -9,7 +9,7 @@
 // - every replica's worker looks at the outbox every SHARED_POLL_MS: a replica that died leaves
 //   pending deliveries (or lapsed claims) that no event will wake anyone for.
 import type { AttemptRecord, DeliveryPosition, DeliveryRecord, DeliveryStatus, DueDelivery, NewDelivery, OutboxStore } from './outbox.js'
-import type { EventName } from '../../types/events.js'
+import { FLOOR_MARK, attemptValues, isoTime, toDeliveryRecord, type DeliveryRow } from './delivery-rows.js'
 
 /** A connection in a transaction, or the pool: what node-postgres answers, in the part used. */
 interface Queryable {
@@ -49,40 +49,9 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS webhook_marks (name text PRIMARY KEY, value bigint NOT NULL)'
 ]
 
-const FLOOR_MARK = 'announced_floor'
 // bigint comes back as text from node-postgres: these columns are read as numbers (all below 2^53).
 const RECORD_COLUMNS = `seq::float8 AS seq, id, event, url, status, attempts, last_status, last_error, created_at, updated_at,
   next_attempt_at::float8 AS next_attempt_at`
-
-interface Row {
-  seq: number
-  id: string
-  event: EventName
-  url: string
-  status: DeliveryStatus
-  attempts: number
-  last_status: number | null
-  last_error: string | null
-  created_at: string
-  updated_at: string
-  next_attempt_at: number | null
-}
-
-const toRecord = (r: Row): DeliveryRecord => ({
-  seq: r.seq,
-  id: r.id,
-  event: r.event,
-  url: r.url,
-  status: r.status,
-  attempts: r.attempts,
-  lastStatus: r.last_status,
-  lastError: r.last_error,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  nextAttemptAt: r.next_attempt_at
-})
-
-const iso = (ms: number): string => new Date(ms).toISOString()
 
 export class PostgresOutbox implements OutboxStore {
   readonly sharedPollMs = SHARED_POLL_MS
@@ -106,7 +75,7 @@ export class PostgresOutbox implements OutboxStore {
         const noted = await client.query('INSERT INTO webhook_announced (seq) VALUES ($1) ON CONFLICT (seq) DO NOTHING', [seq])
         if (noted.rowCount === 0) return false
       }
-      const at = iso(now)
+      const at = isoTime(now)
       await client.query(
         `INSERT INTO webhook_deliveries (id, event, url, body, status, attempts, created_at, updated_at, next_attempt_at)
          SELECT d.id, d.event, d.url, d.body, 'pending', 0, $5, $5, $6
@@ -165,13 +134,13 @@ export class PostgresOutbox implements OutboxStore {
       `UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1, last_status = $2, last_error = $3,
          next_attempt_at = $4, updated_at = $5, claimed_until = NULL
        WHERE id = $6 AND status = 'pending'`,
-      [result.status, result.lastStatus, result.lastError, result.status === 'pending' ? result.nextAttemptAt : null, iso(now), id])
+      attemptValues(id, result, now))
   }
 
   async abandonExcept (urls: readonly string[], reason: string, now: number): Promise<number> {
     const { rowCount } = await this.db.execute(
       `UPDATE webhook_deliveries SET status = 'failed', last_error = $1, next_attempt_at = NULL, claimed_until = NULL, updated_at = $2
-       WHERE status = 'pending' AND NOT (url = ANY($3::text[]))`, [reason, iso(now), urls])
+       WHERE status = 'pending' AND NOT (url = ANY($3::text[]))`, [reason, isoTime(now), urls])
     return rowCount ?? 0
   }
 
@@ -184,8 +153,8 @@ export class PostgresOutbox implements OutboxStore {
 
   async get (id: string): Promise<DeliveryRecord | undefined> {
     const { rows } = await this.db.execute(`SELECT ${RECORD_COLUMNS} FROM webhook_deliveries WHERE id = $1`, [id])
-    const row = rows[0] as Row | undefined
-    return row === undefined ? undefined : toRecord(row)
+    const row = rows[0] as DeliveryRow | undefined
+    return row === undefined ? undefined : toDeliveryRecord(row)
   }
 
   /** One REPEATABLE READ transaction, so the page and its total describe the same moment. */
@@ -202,7 +171,7 @@ export class PostgresOutbox implements OutboxStore {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
       const page = await client.query(pageSql, [...values, limit, offset])
       const count = await client.query(`SELECT count(*)::int AS n FROM webhook_deliveries ${countFilter}`, status === null ? [] : [status])
-      return { items: (page.rows as Row[]).map(toRecord), total: (count.rows[0] as { n: number }).n }
+      return { items: (page.rows as DeliveryRow[]).map(toDeliveryRecord), total: (count.rows[0] as { n: number }).n }
     })
   }
 

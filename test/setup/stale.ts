@@ -4,6 +4,7 @@
 // it, which this ends, with its directory, so stale servers never pile up run after run.
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
+import { postmaster } from '../../bench/postgres.js'
 import { RUN_DIR, readServer, type SuiteServer } from '../fixtures/postgres.js'
 import { isAlive } from '../fixtures/processes.js'
 
@@ -14,15 +15,6 @@ export function runs (pid: number, needle: string): boolean {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)
   } catch {
     return false
-  }
-}
-
-/** The postmaster's pid from the cluster's lock file (its first line), or 0. */
-export function postmaster (dataDir: string): number {
-  try {
-    return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
-  } catch {
-    return 0
   }
 }
 

@@ -1,7 +1,6 @@
 // One suite, every store (test/fixtures/stores.ts): the editorial rules of types/editorial.ts
 // (contract §13): versions written by the entry writes themselves, pending drafts, schedules and
 // their claims, and how the entry writes (clearDraft, delete) meet them.
-import { spawn } from 'node:child_process'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { CmsError } from '../../../lib/errors.js'
@@ -9,7 +8,8 @@ import { createStore, type StoreOptions } from '../../../lib/store/index.js'
 import type { ScheduleInput } from '../../../types/editorial.js'
 import type { Scope } from '../../../types/scope.js'
 import type { ContentStore, EntryInput } from '../../../types/store.js'
-import { ROOT, TS_CHILD_ARGS, TS_CHILD_ENV, sourceUrl, tempDir } from '../../helper.js'
+import { sourceUrl, tempDir } from '../../helper.js'
+import { killWhen } from '../../fixtures/processes.js'
 import { postgresUrl } from '../../fixtures/postgres.js'
 import { storeFactories } from '../../fixtures/stores.js'
 
@@ -67,22 +67,10 @@ for (let w = 0; w < 6; w++) writer(w)
 
 /** Runs the crash child until it has acknowledged `acks` steps, kills it (-9), and returns the acknowledged steps per slug. */
 async function crashAfter (t: Test, kind: string, options: StoreOptions, acks: number): Promise<Map<string, Set<string>>> {
-  const child = spawn(process.execPath, [...TS_CHILD_ARGS, '--input-type=module', '--eval', crashScript(kind, options)],
-    { cwd: ROOT, env: TS_CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  let stdout = ''
-  let stderr = ''
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-  const closed = new Promise<string | null>(resolve => child.once('close', (_code, signal) => { resolve(signal) }))
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString()
-    if (child.signalCode === null && stdout.split('\n').length > acks) child.kill('SIGKILL')
-  })
-  const signal = await closed
-  if (signal !== 'SIGKILL') throw new Error(`the writer ended by itself (${String(signal)}): ${stderr}`)
+  const lines = await killWhen(t, crashScript(kind, options), stdout => stdout.split('\n').length > acks)
   const steps = new Map<string, Set<string>>()
   // Every whole line was acknowledged; a line cut by the kill was not.
-  for (const line of stdout.split('\n').slice(0, -1)) {
+  for (const line of lines) {
     const [step, slug] = line.split(' ') as [string, string]
     steps.set(slug, (steps.get(slug) ?? new Set()).add(step))
   }

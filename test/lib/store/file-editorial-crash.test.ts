@@ -5,10 +5,10 @@
 // entry file, the older ones are appended before it is replaced: file-versions.ts). Several cycles
 // on one data dir.
 // More cycles: LECTERN_CRASH_CYCLES=20 npx tap test/lib/store/file-editorial-crash.test.ts
-import { spawn } from 'node:child_process'
 import t, { type Test } from 'tap'
 import { FileStore } from '../../../lib/store/index.js'
-import { ROOT, TS_CHILD_ARGS, TS_CHILD_ENV, sourceUrl, tempDir } from '../../helper.js'
+import { sourceUrl, tempDir } from '../../helper.js'
+import { killWhen } from '../../fixtures/processes.js'
 
 const CYCLES = Number(process.env.LECTERN_CRASH_CYCLES ?? 2)
 const WRITERS = 4
@@ -36,22 +36,10 @@ for (let w = 0; w < ${WRITERS}; w++) writer(w)
 
 /** Runs the child until it has acknowledged `acks` writes, kills it, and returns the last n acknowledged per writer. */
 async function crashAfter (t: Test, dataDir: string, cycle: number, acks: number): Promise<Map<number, number>> {
-  const child = spawn(process.execPath, [...TS_CHILD_ARGS, '--input-type=module', '--eval', childScript(dataDir, cycle)],
-    { cwd: ROOT, env: TS_CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  let stdout = ''
-  let stderr = ''
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-  const closed = new Promise<string | null>(resolve => child.once('close', (_code, signal) => { resolve(signal) }))
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString()
-    if (child.signalCode === null && stdout.split('\n').length > acks + 2) child.kill('SIGKILL')
-  })
-  const signal = await closed
-  if (signal !== 'SIGKILL') throw new Error(`the writer ended by itself (${String(signal)}): ${stderr}`)
+  const lines = await killWhen(t, childScript(dataDir, cycle), stdout => stdout.split('\n').length > acks + 2)
   const last = new Map<number, number>()
-  // Every whole line is an acknowledged write; a line cut by the kill is not.
-  for (const line of stdout.split('\n').slice(1, -1)) {
+  // Every whole line is an acknowledged write (after the first, 'ready'); a line cut by the kill is not.
+  for (const line of lines.slice(1)) {
     const [w, n] = line.split(' ').map(Number) as [number, number]
     last.set(w, Math.max(last.get(w) ?? -1, n))
   }

@@ -3,13 +3,13 @@
 // resolved; the test kill -9s it at a random moment, reopens each log and checks that every
 // acknowledged change is there, in order, whole and once, and that seqs go on above it. Several
 // cycles on the same data dirs. More cycles: LECTERN_CRASH_CYCLES=50 npx tap test/lib/store/changes/crash.test.ts
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { CHANGE_LOG_FILE, parseChangeLog } from '../../../../lib/store/changes/format.js'
 import type { ChangeLog, ChangeRecord } from '../../../../types/changes.js'
-import { ROOT, TS_CHILD_ARGS, TS_CHILD_ENV, sourceUrl, tempDir } from '../../../helper.js'
+import { sourceUrl, tempDir } from '../../../helper.js'
+import { killWhen } from '../../../fixtures/processes.js'
 import { LOG_KINDS, openLog, type LogKind } from './drivers.js'
 
 const CYCLES = Number(process.env.LECTERN_CRASH_CYCLES ?? 3)
@@ -49,23 +49,11 @@ for (const [kind, driver] of drivers) for (let w = 0; w < ${WRITERS}; w++) write
 
 /** Runs the child until each log has acknowledged `acks` writes, kills it, and returns every acknowledgement it printed, per log. */
 async function crashAfter (t: Test, dirs: Dirs, cycle: number, acks: number): Promise<Record<LogKind, Ack[]>> {
-  const child = spawn(process.execPath, [...TS_CHILD_ARGS, '--input-type=module', '--eval', childScript(dirs, cycle)],
-    { cwd: ROOT, env: TS_CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  let stdout = ''
-  let stderr = ''
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-  const closed = new Promise<string | null>(resolve => child.once('close', (_code, signal) => { resolve(signal) }))
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString()
-    // Each log has acknowledged `acks` writes: kill it now, with writes in flight.
-    if (child.signalCode === null && LOG_KINDS.every(kind => stdout.split(`\n${kind} `).length > acks)) child.kill('SIGKILL')
-  })
-  const signal = await closed
-  if (signal !== 'SIGKILL') throw new Error(`the writer ended by itself (${String(signal)}): ${stderr}`)
+  // Each log has acknowledged `acks` writes: kill it now, with writes in flight.
+  const lines = await killWhen(t, childScript(dirs, cycle), stdout => LOG_KINDS.every(kind => stdout.split(`\n${kind} `).length > acks))
   const out: Record<LogKind, Ack[]> = { sqlite: [], file: [] }
-  // Every whole line is an acknowledged write; a line cut by the kill is not.
-  for (const line of stdout.split('\n').slice(1, -1)) {
+  // Every whole line is an acknowledged write (after the first, 'ready'); a line cut by the kill is not.
+  for (const line of lines.slice(1)) {
     const [kind, writer, seq, slug, op, status] = line.split(' ')
     out[kind as LogKind].push({ writer: Number(writer), seq: Number(seq), slug: slug as string, op: op as string, status: status as string })
   }
