@@ -22,3 +22,13 @@ export function gzippedJavaScriptBytes (dist: string): number {
 export async function navigationMs (page: Page): Promise<number | null> {
   return await page.evaluate<number | null>("(() => { const nav = performance.getEntriesByType('navigation')[0]; return nav === undefined ? null : nav.loadEventEnd - nav.startTime })()")
 }
+
+/**
+ * Opens `url` (an admin list) and waits for its first row: the time from navigation start until
+ * that row is visible, in ms, read in the page as soon as the wait ends.
+ */
+export async function firstRowMs (page: Page, url: string): Promise<number> {
+  await page.goto(url, { waitUntil: 'commit' })
+  await page.locator('table.entries tbody tr').first().waitFor({ state: 'visible' })
+  return await page.evaluate<number>('performance.now()')
+}

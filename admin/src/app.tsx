@@ -13,6 +13,7 @@ import { EntryList } from './views/entries.js'
 import { EntryEditor } from './views/editor.js'
 import { AssetLibrary } from './views/assets.js'
 import { SchemaList, SchemaPage } from './views/schemas.js'
+import { SchedulesScreen } from './views/schedules.js'
 
 type Gate =
   | { state: 'checking' }
@@ -100,11 +101,12 @@ function Shell ({ session, signOut }: { session: Session, signOut: (message: str
     session,
     scope,
     locales: localeList,
+    defaultEnvironment: environmentList?.default ?? 'default',
     collections: collections.data ?? null,
     reloadCollections: collections.reload,
     notify,
     signOut
-  }), [session, scope.locale, scope.environment, localeList, collections.data, notify, signOut])
+  }), [session, scope.locale, scope.environment, localeList, environmentList, collections.data, notify, signOut])
 
   const leave = async (everywhere: boolean): Promise<void> => {
     if (!await confirmLeave()) return
@@ -150,6 +152,10 @@ function Shell ({ session, signOut }: { session: Session, signOut: (message: str
               </li>
             ))}
             {collections.data?.length === 0 && <li class='muted'>No collections yet.</li>}
+          </ul>
+          <h2>Workflow</h2>
+          <ul class='nav-list'>
+            <li><Link href={href(['schedules'])} aria-current={route.segments[0] === 'schedules' ? 'page' : undefined}>Schedules</Link></li>
           </ul>
           <h2>Library</h2>
           <ul class='nav-list'>
@@ -233,6 +239,7 @@ function Page ({ route }: { route: Route }): JSX.Element {
     if (third === 'entry' && fourth !== undefined) return <EntryEditor key={`${second}/${fourth}`} collection={second} slug={fourth} />
   }
   if (first === 'assets' && second === undefined) return <AssetLibrary />
+  if (first === 'schedules' && second === undefined) return <SchedulesScreen />
   if (first === 'schemas') {
     if (second === undefined) return <SchemaList />
     if (second === 'new') return <SchemaPage key='new' name={null} />

@@ -19,6 +19,8 @@ export interface AppState {
   session: Session
   scope: Scope
   locales: Locales
+  /** The server's default environment's name (GET /api/environments), what a null scope.environment means. */
+  defaultEnvironment: string
   /** Content collections (reusable schemas are left out by the server); null while loading. */
   collections: CollectionSummary[] | null
   reloadCollections: () => void

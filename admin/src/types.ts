@@ -79,3 +79,24 @@ export interface Asset {
   height: number | null
   created_at: string
 }
+
+/** One kept version of an entry (contract §13); the API records no author. */
+export interface VersionSummary {
+  version: number
+  status: EntryStatus
+  created_at: string
+}
+
+/** A scheduled publish or unpublish (contract §13). */
+export interface Schedule {
+  id: string
+  action: 'publish' | 'unpublish'
+  at: string
+  collection: string
+  slug: string
+  locale: string | null
+  environment: string
+  status: 'pending' | 'failed'
+  created_at: string
+  error: string | null
+}

@@ -228,6 +228,11 @@ export function formatDate (iso: string | undefined): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString()
 }
 
+/** The browser's time zone, as IANA names it (`Europe/Paris`): every time shown is in it. */
+export function timeZoneName (): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone
+}
+
 export function StatusBadge ({ status }: { status: string }): JSX.Element {
   return <span class={`badge status-${status}`}>{status}</span>
 }

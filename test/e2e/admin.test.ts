@@ -102,6 +102,10 @@ async function axeClean (t: Test, page: Page, screen: string): Promise<void> {
   })
   t.same(violations, [], `axe-core: no violations on the ${screen} screen`)
 }
+/** Waits until no panel of the page says "Loading…". */
+const nothingLoading = async (page: Page): Promise<void> => {
+  await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll: (s: string) => { length: number } } }).document.querySelectorAll('.loading').length === 0)
+}
 /** Waits until the input matching `selector` holds `value` (it may be set by an effect after a render). */
 const valueBecomes = async (page: Page, selector: string, value: string): Promise<void> => {
   await page.waitForFunction(([sel, expected]) => {
@@ -244,6 +248,9 @@ t.test('the admin UI in a real browser', async t => {
   await t.test('edit a schema: options, defaults, references, nested objects, array items', async t => { await editSchema(t, h) })
   await t.test('the "used by" panel lists the referring entries', async t => { await usedBy(t, h) })
   await t.test('unsaved changes: the leave guard, Ctrl+S, the local autosave', async t => { await leaveGuard(t, h) })
+  await t.test('a published entry: a pending draft leaves the live entry online until "Publish changes"', async t => { await pendingDraft(t, h) })
+  await t.test('history: compare any two versions, restore one', async t => { await history(t, h) })
+  await t.test('scheduling: a publish that fires, a cancel, a past time, a failure on the Schedules screen', async t => { await scheduling(t, h) })
   await t.test('lists: filters, columns, Back after paging, bulk publish of 50 entries', async t => { await listsKeepUp(t, h) })
   await t.test('the asset library: thumbnails, upload, details, delete', async t => { await assetLibrary(t, h) })
   await t.test('axe-core: 0 violations on every main screen', async t => { await axeEveryScreen(t, h) })
@@ -442,10 +449,12 @@ async function publishAndEdit (t: Test, { app, page }: Harness): Promise<void> {
   await page.locator('.page-head .status-published').waitFor()
   t.equal((await app.inject({ url: '/api/content/story/hello-from-the-browser' })).json()._status, 'published', 'published: anonymous readers see it')
 
+  // A published entry: no "Save as draft" that would take it offline, but its pending draft.
+  t.equal(await page.getByRole('button', { name: 'Save as draft' }).count(), 0, 'no "Save as draft" on a published entry')
   await page.getByLabel('Title').fill('Hello, edited in the browser')
-  await page.getByRole('button', { name: 'Publish' }).click()
+  await page.getByRole('button', { name: 'Publish changes' }).click()
   await page.getByRole('heading', { name: 'Hello, edited in the browser' }).waitFor()
-  await page.getByRole('status').filter({ hasText: 'Saved “Hello, edited in the browser”' }).waitFor()
+  await page.getByRole('status').filter({ hasText: 'Published the changes to “Hello, edited in the browser”' }).waitFor()
   const entry = (await app.inject({ url: '/api/content/story/hello-from-the-browser' })).json()
   t.equal(entry.title, 'Hello, edited in the browser', 'the edit is stored')
   t.equal(entry.writer, 'ada', 'other fields are kept')
@@ -728,7 +737,7 @@ async function usedBy (t: Test, { base, page }: Harness): Promise<void> {
   t.pass('the link opens the referring entry')
 }
 
-async function leaveGuard (t: Test, { base, page }: Harness): Promise<void> {
+async function leaveGuard (t: Test, { app, base, page }: Harness): Promise<void> {
   await page.goto(`${base}/admin/content/writer`)
   await page.getByRole('link', { name: 'Grace Hopper' }).click()
   await page.getByRole('heading', { name: 'Grace Hopper' }).waitFor()
@@ -779,20 +788,233 @@ async function leaveGuard (t: Test, { base, page }: Harness): Promise<void> {
   t.equal(await name.inputValue(), 'Grace Brewster Hopper', 'the unsaved edit is back after the reload')
 
   // Ctrl+S saves and clears the autosave; then leaving asks nothing.
+  // Grace is published: Ctrl+S saves the pending draft and never takes her offline.
   await page.keyboard.press('Control+s')
-  await page.getByRole('status').filter({ hasText: 'Saved “Grace Brewster Hopper”' }).waitFor()
+  await page.getByRole('status').filter({ hasText: 'Saved “Grace Brewster Hopper” as a pending draft' }).waitFor()
   t.equal(await page.evaluate('Object.keys(localStorage).filter(k => k.startsWith("lectern.autosave:") && k.includes("grace")).length'), 0, 'the autosave is cleared on save')
+  const anonymous = (await app.inject({ url: '/api/content/writer/grace?_locale=en' })).json()
+  t.same([anonymous._status, anonymous.name], ['published', 'Grace Hopper'], 'Ctrl+S on a published entry: the live entry is unchanged and online')
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Writers', exact: true }).click()
   await page.getByRole('heading', { name: 'Writers', level: 1 }).waitFor()
   t.equal(await dialog.count(), 0, 'nothing unsaved: no question')
 
-  // Confirming leaves.
-  await page.getByRole('link', { name: 'Grace Brewster Hopper' }).click()
+  // Confirming leaves. The list shows the live entry; the editor opens its pending draft.
+  await page.getByRole('link', { name: 'Grace Hopper' }).click()
+  await valueBecomes(page, '#field-name', 'Grace Brewster Hopper')
   await name.fill('Grace B. Hopper')
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Stories', exact: true }).click()
   await dialog.getByRole('button', { name: 'Leave this page' }).click()
   await page.getByRole('heading', { name: 'Stories', level: 1 }).waitFor()
   t.pass('"Leave this page" leaves')
+}
+
+/** Polls `check` until it answers something other than undefined; fails after `ms`. */
+async function until<T> (check: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+}
+
+const ADMIN_JSON = { ...auth(ADMIN_KEY), 'content-type': 'application/json' }
+
+/** An API call as an admin; its JSON answer (undefined for 204). */
+async function asAdmin (app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown): Promise<{ status: number, body: any }> {
+  const res = await app.inject({ method, url, headers: payload === undefined ? auth(ADMIN_KEY) : ADMIN_JSON, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) })
+  return { status: res.statusCode, body: res.body === '' ? undefined : res.json() }
+}
+
+/** What a reader without a key gets: the entry, or undefined when it is not published (or missing). */
+async function anonymousRead (app: FastifyInstance, collection: string, slug: string): Promise<Record<string, unknown> | undefined> {
+  const res = await app.inject({ url: `/api/content/${collection}/${slug}?_locale=en` })
+  return res.statusCode === 200 ? res.json() : undefined
+}
+
+async function pendingDraft (t: Test, { app, base, page }: Harness): Promise<void> {
+  t.equal((await asAdmin(app, 'POST', '/api/content/story?_locale=en', { _slug: 'live-edits', title: 'Live edits', rating: 3 })).status, 201)
+  await page.goto(`${base}/admin/content/story/entry/live-edits`)
+  await page.getByRole('heading', { name: 'Live edits', level: 1 }).waitFor()
+  const badge = page.locator('#pending-draft-badge')
+  const title = page.getByLabel('Title')
+  t.equal(await page.getByRole('button', { name: 'Save as draft' }).count(), 0, 'a published entry has no "Save as draft"')
+  t.ok(await page.getByRole('button', { name: 'Publish changes' }).isDisabled(), 'nothing to publish yet')
+
+  await title.fill('Live edits, revised')
+  await page.getByRole('button', { name: 'Save draft', exact: true }).click()
+  await page.getByRole('status').filter({ hasText: 'as a pending draft: the live entry is unchanged' }).waitFor()
+  await badge.waitFor()
+  t.equal((await anonymousRead(app, 'story', 'live-edits'))?.title, 'Live edits', 'the anonymous read is unchanged: the live entry stays online')
+  t.equal((await asAdmin(app, 'GET', '/api/content/story/live-edits/draft?_locale=en')).body?.title, 'Live edits, revised', 'the pending draft is stored')
+
+  // A fresh load opens the pending draft, with its badge.
+  await page.reload()
+  await valueBecomes(page, '#field-title', 'Live edits, revised')
+  await badge.waitFor()
+  t.match(await badge.textContent(), /pending draft: differs from the live entry/)
+  await page.getByRole('region', { name: 'History' }).getByText('Version 1', { exact: true }).waitFor()
+  await page.getByRole('region', { name: 'Used by' }).getByText('No other entry refers to this one.').waitFor()
+  await shot(page, 'pending-draft')
+
+  // Ctrl+S saves the pending draft too, never taking the entry offline.
+  await title.fill('Live edits, revised twice')
+  await page.keyboard.press('Control+s')
+  await page.getByRole('status').filter({ hasText: 'Saved “Live edits, revised twice” as a pending draft' }).waitFor()
+  const stillLive = await anonymousRead(app, 'story', 'live-edits')
+  t.same([stillLive?._status, stillLive?.title], ['published', 'Live edits'], 'after Ctrl+S the anonymous read is still the old live entry')
+
+  await page.getByRole('button', { name: 'Publish changes' }).click()
+  await page.getByRole('status').filter({ hasText: 'Published the changes to “Live edits, revised twice”' }).waitFor()
+  await badge.waitFor({ state: 'detached' })
+  t.equal((await anonymousRead(app, 'story', 'live-edits'))?.title, 'Live edits, revised twice', 'published: the anonymous read shows the new value')
+  t.equal((await asAdmin(app, 'GET', '/api/content/story/live-edits/draft?_locale=en')).status, 404, 'the pending draft is gone')
+
+  // A draft that matches the live entry gets no "differs" badge.
+  await page.getByRole('button', { name: 'Save draft', exact: true }).click()
+  await page.getByRole('status').filter({ hasText: 'Saved “Live edits, revised twice” as a pending draft' }).waitFor()
+  await page.getByText('You are editing the pending draft').waitFor()
+  t.equal(await badge.count(), 0, 'no badge when the pending draft equals the live entry')
+
+  // Discard: the form shows the live entry again.
+  await title.fill('Throwaway')
+  await page.getByRole('button', { name: 'Save draft', exact: true }).click()
+  await badge.waitFor()
+  await page.getByRole('button', { name: 'Discard draft…' }).click()
+  const confirm = page.getByRole('dialog', { name: 'Discard the pending draft?' })
+  await confirm.getByRole('button', { name: 'Discard draft' }).click()
+  await confirm.waitFor({ state: 'hidden' })
+  await valueBecomes(page, '#field-title', 'Live edits, revised twice')
+  await badge.waitFor({ state: 'detached' })
+  t.equal((await asAdmin(app, 'GET', '/api/content/story/live-edits/draft?_locale=en')).status, 404, 'discarded on the server')
+  t.equal((await anonymousRead(app, 'story', 'live-edits'))?.title, 'Live edits, revised twice', 'the live entry was never touched')
+}
+
+async function history (t: Test, { app, base, page }: Harness): Promise<void> {
+  t.equal((await asAdmin(app, 'POST', '/api/content/story?_locale=en', { _slug: 'history-demo', title: 'First title', rating: 2 })).status, 201)
+  t.equal((await asAdmin(app, 'PATCH', '/api/content/story/history-demo?_locale=en', { title: 'Second title' })).status, 200)
+  t.equal((await asAdmin(app, 'PATCH', '/api/content/story/history-demo?_locale=en', { rating: 4 })).status, 200)
+  await page.goto(`${base}/admin/content/story/entry/history-demo`)
+  await page.getByRole('heading', { name: 'Second title', level: 1 }).waitFor()
+  const panel = page.getByRole('region', { name: /^History/ })
+  await panel.getByText('Version 3', { exact: true }).waitFor()
+  t.match(await panel.locator('.versions').textContent(), /Version 3.*Version 2.*Version 1/, 'newest first')
+
+  await panel.getByRole('button', { name: 'Compare version 1' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Compare versions' })
+  await dialog.getByText('2 fields differ').waitFor()
+  const row = (field: string): Locator => dialog.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${field}`, 'i') }) })
+  t.match(await row('Title').textContent(), /^Title \(changed\)"First title""Second title"$/i, 'version 1 against the current entry: the title changed, marked in text')
+  t.match(await row('Rating').textContent(), /^Rating \(changed\)24$/i, 'and the rating')
+  t.notMatch(await row('Section').textContent(), /changed/, 'an unchanged field is not marked')
+
+  // Any two versions: 1 against 2.
+  await dialog.getByLabel('with').selectOption('2')
+  await dialog.getByText('1 field differs').waitFor()
+  t.notMatch(await row('Rating').textContent(), /changed/, 'versions 1 and 2 have the same rating')
+  t.match(await row('Title').textContent(), /\(changed\)/, 'and different titles')
+  await shot(page, 'history-diff')
+  await axeClean(t, page, 'history with a diff open')
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'hidden' })
+
+  // An unsaved edit: restoring says it will be lost, and restores.
+  await page.getByLabel('Title').fill('Not saved')
+  await panel.getByRole('button', { name: 'Compare version 1' }).click()
+  await dialog.getByText('2 fields differ').waitFor()
+  await dialog.getByRole('button', { name: 'Restore version 1…' }).click()
+  const confirm = page.getByRole('dialog', { name: 'Restore version 1?' })
+  await confirm.getByText('Your unsaved edits will be lost.').waitFor()
+  await confirm.getByRole('button', { name: 'Restore version 1', exact: true }).click()
+  await dialog.waitFor({ state: 'hidden' })
+  await valueBecomes(page, '#field-title', 'First title')
+  const restored = (await anonymousRead(app, 'story', 'history-demo'))
+  t.same([restored?.title, restored?.rating], ['First title', 2], 'restored: the API answers version 1\'s values')
+  await panel.getByText('Version 4', { exact: true }).waitFor()
+  t.equal(await page.locator('.badge.unsaved').count(), 0, 'the editor shows the restored entry, nothing unsaved')
+}
+
+/** A time `ms` from now as a datetime-local value in a zone `offsetMinutes` east of UTC, and the same time in UTC. */
+function localTime (ms: number, offsetMinutes: number): { local: string, utc: string } {
+  const at = Math.ceil((Date.now() + ms) / 1000) * 1000
+  return { local: new Date(at + offsetMinutes * 60_000).toISOString().slice(0, 19), utc: new Date(at).toISOString() }
+}
+
+async function scheduling (t: Test, h: Harness): Promise<void> {
+  const { app, base, page } = h
+  t.equal((await asAdmin(app, 'POST', '/api/content/story?_locale=en', { _slug: 'on-a-timer', title: 'On a timer', _status: 'draft' })).status, 201)
+  // An editor whose time zone is not UTC: Kolkata, 5:30 east, no daylight saving. The time zone is
+  // the browser context's, so this editor has a context of its own, signed in through the API.
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  t.teardown(async () => { await browser.close() })
+  const kolkata = await browser.newContext({ timezoneId: 'Asia/Kolkata', locale: 'en-GB', viewport: { width: 1280, height: 860 } })
+  kolkata.setDefaultTimeout(ACTION_TIMEOUT)
+  t.equal((await kolkata.request.post(`${base}/api/session`, { data: { key: ADMIN_KEY } })).status(), 200, 'signed in')
+  const editor = await kolkata.newPage()
+  editor.on('pageerror', err => { h.errors.push(`page error (Kolkata): ${err.message}`) })
+
+  await editor.goto(`${base}/admin/content/story/entry/on-a-timer`)
+  await editor.getByRole('heading', { name: 'On a timer', level: 1 }).waitFor()
+  const panel = editor.getByRole('region', { name: 'Schedule' })
+  await panel.getByText('Nothing is scheduled for this entry.').waitFor()
+  t.match(await panel.locator('label[for=schedule-at]').textContent(), /Asia\/(Kolkata|Calcutta)/, 'the zone is named (Chromium\'s ICU may use the older name)')
+  const at = panel.getByLabel(/^At/)
+
+  // A past time: the API's 422, beside the field.
+  await at.fill(localTime(-3_600_000, 330).local)
+  await panel.getByRole('button', { name: 'Schedule' }).click()
+  await panel.locator('#schedule-error').getByText('The time must not be in the past').waitFor()
+  t.equal(await at.getAttribute('aria-invalid'), 'true', 'the field is marked invalid')
+
+  // A publish 3 s ahead, entered in local time, sent in UTC; it fires.
+  const soon = localTime(3000, 330)
+  await at.fill(soon.local)
+  await panel.getByRole('button', { name: 'Schedule' }).click()
+  await editor.getByRole('status').filter({ hasText: 'Publish scheduled for' }).waitFor()
+  const pending = (await asAdmin(app, 'GET', '/api/schedules')).body.items.filter((s: { slug: string }) => s.slug === 'on-a-timer')
+  t.same(pending.map((s: { action: string, at: string }) => [s.action, s.at]), [['publish', soon.utc]], 'stored in UTC: the local time less 5:30')
+  await panel.getByRole('listitem').filter({ hasText: 'Publish' }).waitFor()
+  const published = await until(async () => await anonymousRead(app, 'story', 'on-a-timer'), 15_000, 'the scheduled publish')
+  t.equal(published._status, 'published', 'the schedule fired: the anonymous read finds the entry')
+
+  // A schedule cancelled from the editor is gone.
+  await editor.reload()
+  await editor.getByRole('heading', { name: 'On a timer', level: 1 }).waitFor()
+  await at.fill(localTime(3_600_000, 330).local)
+  await panel.getByLabel('Action').selectOption('unpublish')
+  await panel.getByRole('button', { name: 'Schedule' }).click()
+  const item = panel.getByRole('listitem').filter({ hasText: 'Unpublish' })
+  await item.waitFor()
+  await item.getByRole('button', { name: /^Cancel the unpublish/ }).click()
+  await item.waitFor({ state: 'detached' })
+  await panel.getByText('Nothing is scheduled for this entry.').waitFor()
+  t.equal((await asAdmin(app, 'GET', '/api/schedules')).body.items.filter((s: { slug: string }) => s.slug === 'on-a-timer').length, 0, 'cancelled on the server')
+  await browser.close()
+
+  // A failure, made through the API: a publish, then a schema change that the entry no longer passes.
+  t.equal((await asAdmin(app, 'POST', '/api/schemas', { name: 'memo', label: 'Memos', fields: { title: { field_type: 'string' } } })).status, 201)
+  t.equal((await asAdmin(app, 'POST', '/api/content/memo?_locale=en', { _slug: 'memo-1', title: 'A memo', _status: 'draft' })).status, 201)
+  t.equal((await asAdmin(app, 'POST', '/api/content/memo/memo-1/schedule?_locale=en', { action: 'publish', at: new Date(Date.now() + 1500).toISOString() })).status, 201)
+  t.equal((await asAdmin(app, 'PUT', '/api/schemas/memo', { name: 'memo', label: 'Memos', fields: { title: { field_type: 'string' }, summary: { field_type: 'string', required: true } } })).status, 200)
+  await until(async () => (await asAdmin(app, 'GET', '/api/schedules?status=failed')).body.items[0], 15_000, 'the failed schedule')
+  // And one pending, far ahead.
+  t.equal((await asAdmin(app, 'POST', '/api/content/story/engines-of-thought/schedule?_locale=en', { action: 'unpublish', at: new Date(Date.now() + 86_400_000).toISOString() })).status, 201)
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Schedules' }).click()
+  await page.getByRole('heading', { name: 'Schedules', level: 1 }).waitFor()
+  const failed = page.getByRole('region', { name: /^Failed/ })
+  const failure = failed.getByRole('row').filter({ hasText: 'memo/memo-1' })
+  await failure.waitFor()
+  t.match(await failure.textContent(), /Validation failed: summary: is required/, 'the failure is listed with its error')
+  const pendingSection = page.getByRole('region', { name: /^Pending/ })
+  await pendingSection.getByRole('row').filter({ hasText: 'story/engines-of-thought' }).waitFor()
+  await shot(page, 'schedules')
+  // Each links to its entry.
+  t.match(await pendingSection.getByRole('link', { name: 'story/engines-of-thought' }).getAttribute('href') ?? '', /\/admin\/content\/story\/entry\/engines-of-thought$/)
+  await pendingSection.getByRole('button', { name: 'Cancel the unpublish of story/engines-of-thought' }).click()
+  await pendingSection.getByText('Nothing is scheduled.').waitFor()
+  t.equal((await asAdmin(app, 'GET', '/api/schedules')).body.total, 0, 'cancelled from the Schedules screen')
 }
 
 async function listsKeepUp (t: Test, { app, base, page }: Harness): Promise<void> {
@@ -857,21 +1079,34 @@ async function listsKeepUp (t: Test, { app, base, page }: Harness): Promise<void
   t.equal(published.total, 50, 'all 50 are published')
 }
 
-async function axeEveryScreen (t: Test, { base, page }: Harness): Promise<void> {
+async function axeEveryScreen (t: Test, { app, base, page }: Harness): Promise<void> {
   const screens: Array<[string, string, string]> = [
     ['collections', '/admin/', 'Author'],
     ['list', '/admin/content/story', 'Stories'],
     ['editor', '/admin/content/story/entry/engines-of-thought', 'Engines of thought'],
     ['schemas', '/admin/schemas', 'Schemas'],
     ['schema editor', '/admin/schemas/edit/story', 'Stories'],
-    ['assets', '/admin/assets', 'Assets']
+    ['assets', '/admin/assets', 'Assets'],
+    ['schedules', '/admin/schedules', 'Schedules']
   ]
   for (const [screen, url, heading] of screens) {
     await page.goto(`${base}${url}`)
     await page.getByRole('heading', { name: heading, level: 1 }).first().waitFor()
-    await page.locator('.loading').waitFor({ state: 'detached' })
+    await nothingLoading(page)
     await axeClean(t, page, screen)
   }
+  // The editor with a pending draft that differs, and the history's comparison open.
+  t.equal((await asAdmin(app, 'PUT', '/api/content/story/live-edits/draft?_locale=en', { title: 'Live edits, pending' })).status, 200)
+  await page.goto(`${base}/admin/content/story/entry/live-edits`)
+  await page.locator('#pending-draft-badge').waitFor()
+  await nothingLoading(page)
+  await axeClean(t, page, 'editor with a pending draft')
+  await page.getByRole('button', { name: 'Compare version 1' }).click()
+  await page.getByRole('dialog', { name: 'Compare versions' }).getByRole('table').waitFor()
+  await axeClean(t, page, 'history comparison')
+  await page.keyboard.press('Escape')
+  await page.getByRole('dialog', { name: 'Compare versions' }).waitFor({ state: 'hidden' })
+  t.ok(await isFocused(page.getByRole('button', { name: 'Compare version 1' })), 'closing the comparison gives focus back to its button')
 }
 
 async function assetLibrary (t: Test, { app, page }: Harness): Promise<void> {
@@ -933,6 +1168,24 @@ async function viewerIsReadOnly (t: Test, { base, context }: Harness): Promise<v
   t.equal(await page.getByLabel('Title').getAttribute('readonly'), '', 'fields are read-only')
   t.equal(await page.getByRole('button', { name: 'Publish' }).count(), 0, 'no save buttons')
   t.equal(await page.getByRole('button', { name: 'Delete…' }).count(), 0, 'no delete')
+
+  // A published entry: history and schedules, read-only.
+  await page.goto(`${base}/admin/content/story/entry/history-demo`)
+  await page.getByRole('heading', { name: 'First title', level: 1 }).waitFor()
+  const panel = page.getByRole('region', { name: /^History/ })
+  await panel.getByText('Version 4', { exact: true }).waitFor()
+  t.equal(await page.getByRole('button', { name: 'Save draft' }).count(), 0, 'no "Save draft" for a viewer')
+  await panel.getByRole('button', { name: 'Compare version 2' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Compare versions' })
+  await dialog.getByText('1 field differs').waitFor()
+  t.equal(await dialog.getByRole('button', { name: /Restore/ }).count(), 0, 'a viewer compares but cannot restore')
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'hidden' })
+  await page.getByRole('region', { name: 'Schedule' }).getByText('Nothing is scheduled for this entry.').waitFor()
+  t.equal(await page.locator('#schedule-at').count(), 0, 'no schedule form for a viewer')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Schedules' }).click()
+  await page.getByRole('region', { name: /^Failed/ }).getByRole('row').filter({ hasText: 'memo/memo-1' }).waitFor()
+  t.equal(await page.getByRole('button', { name: /^(Cancel|Remove)/ }).count(), 0, 'the Schedules screen is read-only for a viewer')
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Schemas' }).click()
   await page.getByRole('heading', { name: 'Schemas', level: 1 }).waitFor()
   t.equal(await page.getByRole('link', { name: 'New schema' }).count(), 0, 'no schema editing')

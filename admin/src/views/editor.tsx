@@ -1,13 +1,19 @@
 // The entry editor: a form generated from the resolved schema, a live slug check, server
-// messages beside their fields, save as draft or publish, delete, and the "used by" panel.
+// messages beside their fields, save as draft or publish, delete, and the "used by" panel. A
+// published entry is edited through its pending draft (contract §13): "Save draft" keeps the
+// live entry online, "Publish changes" applies the draft, "Discard draft" drops it. The side
+// column has the entry's history (history.tsx) and its schedules (schedules.tsx).
 import type { JSX } from 'preact'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { ApiError, api, describeError, getCounted, isNotFound, seg } from '../api.js'
 import { autosaveKey, clearAutosave, readAutosave, writeAutosave, type Autosaved } from '../autosave.js'
-import { useLeaveGuard } from '../guard.js'
+import { ask, useLeaveGuard } from '../guard.js'
 import { scopeQuery, useApp, type Scope } from '../context.js'
 import { FieldList } from '../fields/fields.js'
 import { MissingReferences } from './missing-references.js'
+import { History } from './history.js'
+import { EntrySchedules } from './schedules.js'
+import { contentDiffers } from '../diff.js'
 import { FormContext, initialValues, placeMessages, prune, renderedPaths, messagePath, type FormState } from '../fields/form.js'
 import { href, navigate } from '../router.js'
 import { displayField, entryTitle, schemaLabel } from '../schema.js'
@@ -15,10 +21,10 @@ import { canWriteContent } from '../session.js'
 import type { Entry, EntryStatus, Referrer, ResolvedSchema, SlugCheckResult } from '../types.js'
 import { ConfirmDialog, ErrorSummary, Link, Loading, PageTitle, Problem, StatusBadge, fieldId, formatDate, useDebounced, useLoad } from '../ui.js'
 
-const SYSTEM = new Set(['_slug', '_status', '_created_at', '_updated_at'])
+const SYSTEM = new Set(['_slug', '_status', '_created_at', '_updated_at', '_version'])
 
 /** The schema fields of an entry (and any extra fields a non-strict schema allowed). */
-function dataOf (entry: Entry): Record<string, unknown> {
+export function dataOf (entry: Entry): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(entry)) if (!SYSTEM.has(name)) out[name] = value
   return out
@@ -27,10 +33,8 @@ function dataOf (entry: Entry): Record<string, unknown> {
 export function EntryEditor ({ collection, slug }: { collection: string, slug: string | null }): JSX.Element {
   const { scope, locales } = useApp()
   const schema = useLoad(async signal => await api.get<ResolvedSchema>(`/api/collections/${seg(collection)}`, undefined, signal), [collection])
-  const entry = useLoad(async signal => slug === null
-    ? null
-    : await api.get<Entry>(`/api/content/${seg(collection)}/${seg(slug)}`, scopeQuery(scope), signal),
-  [collection, slug, scope.locale, scope.environment])
+  const entry = useLoad(async signal => slug === null ? null : await loadEntry(collection, slug, scope, signal),
+    [collection, slug, scope.locale, scope.environment])
   const [translating, setTranslating] = useState<Record<string, unknown> | null>(null)
   const scopeKey = `${scope.locale ?? ''}|${scope.environment ?? ''}`
   useEffect(() => { setTranslating(null) }, [scopeKey])
@@ -56,14 +60,16 @@ export function EntryEditor ({ collection, slug }: { collection: string, slug: s
     }
   }
 
-  const existing = entry.data ?? null
+  const existing = entry.data?.live ?? null
+  const pending = entry.data?.draft ?? null
   return (
     <EditorForm
       key={`${scopeKey}|${existing === null ? 'new' : 'edit'}`}
       schema={schema.data}
       entry={existing}
+      pendingDraft={pending}
       fixedSlug={existing === null && slug !== null ? slug : null}
-      initial={translating ?? (existing !== null ? dataOf(existing) : initialValues(schema.data.fields))}
+      initial={translating ?? (pending !== null ? dataOf(pending) : existing !== null ? dataOf(existing) : initialValues(schema.data.fields))}
       onCreated={created => {
         const url = href(['content', collection, 'entry', created._slug])
         if (slug === created._slug) {
@@ -75,6 +81,19 @@ export function EntryEditor ({ collection, slug }: { collection: string, slug: s
       }}
     />
   )
+}
+
+/** The live entry and, when it is published, its pending draft (null when it has none). */
+async function loadEntry (collection: string, slug: string, scope: Scope, signal: AbortSignal): Promise<{ live: Entry, draft: Entry | null }> {
+  const path = `/api/content/${seg(collection)}/${seg(slug)}`
+  const live = await api.get<Entry>(path, scopeQuery(scope), signal)
+  if (live._status !== 'published') return { live, draft: null }
+  try {
+    return { live, draft: await api.get<Entry>(`${path}/draft`, scopeQuery(scope), signal) }
+  } catch (err) {
+    if (isNotFound(err)) return { live, draft: null }
+    throw err
+  }
 }
 
 /** The entry does not exist in this locale or environment: offer to create that version. */
@@ -121,6 +140,8 @@ function MissingEntry ({ schema, slug, scope, localized, onTranslate }: {
 interface FormProps {
   schema: ResolvedSchema
   entry: Entry | null
+  /** The pending draft of a published entry (contract §13), or null. */
+  pendingDraft: Entry | null
   /** A create whose slug is given (another locale's version of an existing entry). */
   fixedSlug: string | null
   initial: Record<string, unknown>
@@ -160,7 +181,9 @@ function normalizeSlugHint (text: string): string {
     .replace(/[^a-z0-9\s_-]+/g, '').replace(/[\s_]+/g, '-').replace(/-+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80)
 }
 
-function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps): JSX.Element {
+type Saving = EntryStatus | 'pending' | 'publish-changes' | 'discard' | 'unpublish' | 'delete'
+
+function EditorForm ({ schema, entry, pendingDraft, fixedSlug, initial, onCreated }: FormProps): JSX.Element {
   const { scope, session, notify } = useApp()
   const collection = schema.name
   const isNew = entry === null
@@ -169,11 +192,13 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
 
   const [values, setValues] = useState<Record<string, unknown>>(initial)
   const [stored, setStored] = useState<Entry | null>(entry)
+  const [pending, setPending] = useState<Entry | null>(pendingDraft)
+  const live = stored !== null && stored._status === 'published'
   const [slugText, setSlugText] = useState(fixedSlug ?? '')
   const [slugTouched, setSlugTouched] = useState(fixedSlug !== null)
   const [messages, setMessages] = useState<string[]>([])
   const [localErrors, setLocalErrors] = useState<ReadonlyMap<string, string>>(new Map())
-  const [saving, setSaving] = useState<EntryStatus | 'delete' | null>(null)
+  const [saving, setSaving] = useState<Saving | null>(null)
   const [confirmDelete, setConfirmDelete] = useState(false)
   const [dirty, setDirty] = useState(false)
 
@@ -212,19 +237,41 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
     setLocalError
   }), [canWrite, saving, isNew, scope, placed, setLocalError])
 
-  const save = async (status: EntryStatus): Promise<void> => {
+  /** The body to send, or null when local checks fail (their messages shown). */
+  const bodyToSend = (status: EntryStatus): Record<string, unknown> | null => {
     if (localErrors.size > 0) {
       setMessages([...localErrors].map(([path, message]) => `${path}: ${message}`))
-      return
+      return null
     }
     const body: Record<string, unknown> = { ...prune(schema.fields, values), _status: status }
     if (isNew) {
       if (slugText.trim() === '') {
         setMessages(['_slug: enter a slug: the entry\'s address in its collection.'])
-        return
+        return null
       }
       body._slug = slugText.trim()
     }
+    return body
+  }
+
+  const showFailure = (err: unknown): void => {
+    if (err instanceof ApiError && err.status === 422 && err.errors.length > 0) setMessages(err.errors)
+    else if (err instanceof ApiError && err.status === 409) setMessages([`_slug: ${err.message}`])
+    else if (err instanceof ApiError && err.status === 400 && /slug/i.test(err.message)) setMessages([`_slug: ${err.message}`])
+    else setMessages([describeError(err)])
+  }
+
+  /** The form now matches what the server holds: no unsaved changes, no autosave copy. */
+  const settled = (shown: Entry): void => {
+    setDirty(false)
+    clearAutosave(draftKey)
+    setRecovered(null)
+    setValues(dataOf(shown))
+  }
+
+  const save = async (status: EntryStatus): Promise<void> => {
+    const body = bodyToSend(status)
+    if (body === null) return
     setSaving(status)
     setMessages([])
     try {
@@ -245,13 +292,102 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
         setValues(dataOf(saved))
       }
     } catch (err) {
-      if (err instanceof ApiError && err.status === 422 && err.errors.length > 0) setMessages(err.errors)
-      else if (err instanceof ApiError && err.status === 409) setMessages([`_slug: ${err.message}`])
-      else if (err instanceof ApiError && err.status === 400 && /slug/i.test(err.message)) setMessages([`_slug: ${err.message}`])
-      else setMessages([describeError(err)])
+      showFailure(err)
     } finally {
       setSaving(null)
     }
+  }
+
+  // ---- a published entry: its pending draft (contract §13) ----
+  const entryPath = `/api/content/${seg(collection)}/${seg(stored?._slug ?? '')}`
+
+  /** PUT .../draft with the form: the live entry stays as it is. */
+  const putDraft = async (body: Record<string, unknown>): Promise<Entry> => {
+    const saved = await api.put<Entry>(`${entryPath}/draft`, body, scopeQuery(scope))
+    setPending(saved)
+    settled(saved)
+    return saved
+  }
+
+  const saveDraft = async (): Promise<void> => {
+    const body = bodyToSend('published')
+    if (body === null) return
+    setSaving('pending')
+    setMessages([])
+    try {
+      const saved = await putDraft(body)
+      notify(`Saved “${entryTitle(saved, titleField)}” as a pending draft: the live entry is unchanged.`)
+    } catch (err) {
+      showFailure(err)
+    } finally {
+      setSaving(null)
+    }
+  }
+
+  /** Saves the form as the pending draft when it has unsaved changes, then publishes the draft. */
+  const publishChanges = async (): Promise<void> => {
+    const body = bodyToSend('published')
+    if (body === null) return
+    setSaving('publish-changes')
+    setMessages([])
+    try {
+      if (dirty || pending === null) await putDraft(body)
+      const saved = await api.post<Entry>(`${entryPath}/draft/publish`, undefined, scopeQuery(scope))
+      setStored(saved)
+      setPending(null)
+      settled(saved)
+      notify(`Published the changes to “${entryTitle(saved, titleField)}”.`)
+    } catch (err) {
+      showFailure(err)
+    } finally {
+      setSaving(null)
+    }
+  }
+
+  const discardDraft = async (): Promise<void> => {
+    if (stored === null) return
+    const yes = await ask(pending !== null
+      ? {
+          title: 'Discard the pending draft?',
+          message: `The draft's changes${dirty ? ', and your unsaved edits,' : ''} will be lost. The live entry stays as it is.`,
+          confirmLabel: 'Discard draft'
+        }
+      : { title: 'Discard your changes?', message: 'Your unsaved edits will be lost. The live entry stays as it is.', confirmLabel: 'Discard changes' })
+    if (!yes) return
+    setSaving('discard')
+    try {
+      if (pending !== null) await api.delete(`${entryPath}/draft`, scopeQuery(scope))
+      setPending(null)
+      settled(stored)
+      notify('The pending draft is discarded: the form shows the live entry.')
+    } catch (err) {
+      notify(`Not discarded: ${describeError(err)}`, 'error')
+    } finally {
+      setSaving(null)
+    }
+  }
+
+  /** Takes a published entry offline (a PATCH of `_status`): offered with no draft and no unsaved edits. */
+  const unpublish = async (): Promise<void> => {
+    setSaving('unpublish')
+    try {
+      const saved = await api.patch<Entry>(entryPath, { _status: 'draft' }, scopeQuery(scope))
+      setStored(saved)
+      settled(saved)
+      notify(`Unpublished “${entryTitle(saved, titleField)}”: it is a draft now.`)
+    } catch (err) {
+      notify(`Not unpublished: ${describeError(err)}`, 'error')
+    } finally {
+      setSaving(null)
+    }
+  }
+
+  /** A version restored from the history: the editor shows the entry as it is now. */
+  const restored = (entry: Entry): void => {
+    setStored(entry)
+    setPending(null)
+    setMessages([])
+    settled(entry)
   }
 
   const remove = async (): Promise<void> => {
@@ -270,8 +406,11 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
     }
   }
 
-  // Ctrl/Cmd+S saves with the entry's current status (the form's default action).
-  useSaveShortcut(canWrite, () => { void save(stored?._status ?? 'published') })
+  // Ctrl/Cmd+S is the form's default action: a published entry's pending draft (never taking it
+  // offline), else a save with the entry's current status.
+  const saveDefault = (): void => { void (live ? saveDraft() : save(stored?._status ?? 'published')) }
+  useSaveShortcut(canWrite, saveDefault)
+  const draftDiffers = live && pending !== null && contentDiffers(dataOf(pending), dataOf(stored))
 
   const restore = (copy: Autosaved): void => {
     setValues(copy.values)
@@ -308,6 +447,7 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
           {stored !== null && <StatusBadge status={stored._status} />}
           {scope.locale !== null && <span class='badge'>{scope.locale}</span>}
           {scope.environment !== null && <span class='badge'>{scope.environment}</span>}
+          {draftDiffers && <span class='badge pending-draft' id='pending-draft-badge'>pending draft: differs from the live entry</span>}
           {dirty && <span class='badge unsaved'>unsaved changes</span>}
           {stored !== null && session.previewUrl !== null && (
             <a class='button push-right' href={previewHref(session.previewUrl, collection, stored._slug, scope)} target='_blank' rel='noopener noreferrer'>
@@ -316,6 +456,12 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
           )}
         </div>
         {!canWrite && <p class='notice info'>Read-only: your role can view content, drafts included, but not change it.</p>}
+        {live && pending !== null && (
+          <p class='notice info' role='note'>
+            {canWrite ? 'You are editing the pending draft' : 'This is the pending draft'} of a published entry, saved {formatDate(pending._updated_at)}.
+            The live entry stays online, as it is, until the draft is published.
+          </p>
+        )}
         {canWrite && recovered !== null && (
           <div class='notice info recover' role='region' aria-label='Unsaved edits found'>
             <p>Unsaved edits of this entry from {formatDate(recovered.savedAt)} were kept in this browser.</p>
@@ -330,7 +476,7 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
         <form
           class='entry-form' noValidate aria-label={`${schemaLabel(schema)} entry`}
           onInput={() => { setDirty(true) }}
-          onSubmit={e => { e.preventDefault(); void save(stored?._status ?? 'published') }}
+          onSubmit={e => { e.preventDefault(); saveDefault() }}
         >
           <FormContext.Provider value={form}>
             {isNew
@@ -346,7 +492,28 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
                 )}
             <FieldList fields={schema.fields} value={values} path='' onChange={next => { setValues(next); setDirty(true) }} />
           </FormContext.Provider>
-          {canWrite && (
+          {canWrite && live && (
+            <div class='form-actions'>
+              <button type='button' disabled={saving !== null} onClick={() => { void saveDraft() }}>
+                {saving === 'pending' ? 'Saving…' : 'Save draft'}
+              </button>
+              <button type='button' class='primary' disabled={saving !== null || (pending === null && !dirty)} onClick={() => { void publishChanges() }}>
+                {saving === 'publish-changes' ? 'Publishing…' : 'Publish changes'}
+              </button>
+              {(pending !== null || dirty) && (
+                <button type='button' disabled={saving !== null} onClick={() => { void discardDraft() }}>
+                  {saving === 'discard' ? 'Discarding…' : pending !== null ? 'Discard draft…' : 'Discard changes…'}
+                </button>
+              )}
+              {pending === null && !dirty && (
+                <button type='button' disabled={saving !== null} onClick={() => { void unpublish() }}>
+                  {saving === 'unpublish' ? 'Unpublishing…' : 'Unpublish'}
+                </button>
+              )}
+              <button type='button' class='danger push-right' disabled={saving !== null} onClick={() => { setConfirmDelete(true) }}>Delete…</button>
+            </div>
+          )}
+          {canWrite && !live && (
             <div class='form-actions'>
               <button type='button' disabled={saving !== null} onClick={() => { void save('draft') }}>
                 {saving === 'draft' ? 'Saving…' : 'Save as draft'}
@@ -372,6 +539,11 @@ function EditorForm ({ schema, entry, fixedSlug, initial, onCreated }: FormProps
             </dl>
             <EntryLocales collection={collection} slug={stored._slug} scope={scope} />
           </section>
+          <History
+            schema={schema} entry={stored} hasDraft={pending !== null} dirty={dirty} canWrite={canWrite}
+            onRestored={restored}
+          />
+          <EntrySchedules collection={collection} slug={stored._slug} canWrite={canWrite} />
           <UsedBy collection={collection} slug={stored._slug} onTotal={setReferrerTotal} />
         </aside>
       )}
