@@ -67,6 +67,17 @@ export interface ScheduleInput {
   at: string
 }
 
+/**
+ * Which schedules a list takes: each field given must match, an absent one matches any. `locale`
+ * null is the locale of an entry written while locales are off.
+ */
+export interface ScheduleFilter {
+  environment?: string
+  locale?: string | null
+  collection?: string
+  slug?: string
+}
+
 export interface SchedulePage {
   items: ScheduleRecord[]
   total: number
@@ -98,10 +109,10 @@ export interface EditorialStore {
   /** The schedule, pending or failed; undefined when unknown (or done). */
   getSchedule: (id: string) => Promise<ScheduleRecord | undefined>
   /**
-   * Schedules with the given status, soonest `at` first (then id): `limit` after `offset`, and
-   * the total. `environment` given: only that environment's.
+   * Schedules with the given status and matching `filter`, soonest `at` first (then id): `limit`
+   * after `offset`, and the total of those matching (the filter applies before the page).
    */
-  listSchedules: (status: ScheduleStatus, environment: string | null, offset: number, limit: number) => Promise<SchedulePage>
+  listSchedules: (status: ScheduleStatus, filter: ScheduleFilter, offset: number, limit: number) => Promise<SchedulePage>
   /** Removes a pending or failed schedule, durably: whether it existed. */
   deleteSchedule: (id: string) => Promise<boolean>
   /**

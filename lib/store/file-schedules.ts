@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { writeFileAtomic } from '../durable.js'
 import { isCollectionName, isScopeName, isSlug } from './names.js'
-import type { ScheduleInput, SchedulePage, ScheduleRecord, ScheduleStatus } from '../../types/editorial.js'
+import type { ScheduleFilter, ScheduleInput, SchedulePage, ScheduleRecord, ScheduleStatus } from '../../types/editorial.js'
 
 export const SCHEDULES_FILE = 'schedules.json'
 
@@ -41,6 +41,14 @@ const byTime = (a: ScheduleRecord, b: ScheduleRecord): number =>
   a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 
 const copy = (record: ScheduleRecord): ScheduleRecord => ({ ...record, scope: { ...record.scope } })
+
+/** Whether the record has each value the filter gives (types/editorial.ts ScheduleFilter). */
+function matches (record: ScheduleRecord, filter: ScheduleFilter): boolean {
+  return (filter.environment === undefined || record.scope.environment === filter.environment) &&
+    (filter.locale === undefined || record.scope.locale === filter.locale) &&
+    (filter.collection === undefined || record.collection === filter.collection) &&
+    (filter.slug === undefined || record.slug === filter.slug)
+}
 
 /** The key of an entry's schedules. */
 export function scheduleKeyText (environment: string, locale: string | null, collection: string, slug: string): string {
@@ -139,9 +147,9 @@ export class FileSchedules {
     return kept === undefined ? undefined : copy(kept.record)
   }
 
-  list (status: ScheduleStatus, environment: string | null, offset: number, limit: number): SchedulePage {
+  list (status: ScheduleStatus, filter: ScheduleFilter, offset: number, limit: number): SchedulePage {
     const matching = [...this.kept.values()].map(k => k.record)
-      .filter(r => r.status === status && (environment === null || r.scope.environment === environment))
+      .filter(r => r.status === status && matches(r, filter))
       .sort(byTime)
     return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length }
   }

@@ -55,7 +55,7 @@ import type { ResolvedSchema } from '../../types/schema.js'
 import { DEFAULT_ENVIRONMENT, type Scope } from '../../types/scope.js'
 import type { ChangeLog } from '../../types/changes.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
-import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleFilter, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
 export { CONTENT_DIR, NO_LOCALE_DIR }
 /** Files read in parallel at open. */
@@ -649,8 +649,8 @@ export class FileStore implements ContentStore {
     return this.schedules.get(id)
   }
 
-  async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
-    return this.schedules.list(status, environment, offset, limit)
+  async listSchedules (status: ScheduleStatus, filter: ScheduleFilter, offset: number, limit: number): Promise<SchedulePage> {
+    return this.schedules.list(status, filter, offset, limit)
   }
 
   async deleteSchedule (id: string): Promise<boolean> {

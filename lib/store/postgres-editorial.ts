@@ -13,11 +13,11 @@ import { deepFreeze } from '../query/values.js'
 import { entryMissing, type StoreLogger } from './common.js'
 import { entryChange } from './changes/common.js'
 import { recordChange, type Queryable } from './changes/postgres.js'
-import { bySoonest, scheduleRecord, type ScheduleRow } from './schedule-rows.js'
+import { bySoonest, scheduleRecord, scheduleWhere, type ScheduleRow } from './schedule-rows.js'
 import { layoutMoves, layoutText, parseLayout, type Layout, type LayoutMove } from './layout.js'
 import { assertStoredSlug, checkBucket, isSlug } from './names.js'
 import type pg from 'pg'
-import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleFilter, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 import type { Scope } from '../../types/scope.js'
 import type { EntryStatus } from '../../types/store.js'
 
@@ -189,13 +189,16 @@ export class PostgresEditorial {
     return row === undefined ? undefined : scheduleRecord(row)
   }
 
-  async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
-    // The total and the page in one statement (one snapshot).
+  async listSchedules (status: ScheduleStatus, filter: ScheduleFilter, offset: number, limit: number): Promise<SchedulePage> {
+    const params: unknown[] = []
+    const bind = (value: unknown): string => `$${params.push(value)}`
+    const where = scheduleWhere(status, filter, bind)
+    // The total and the page in one statement (one snapshot); the WHERE's values are bound once, used twice.
     const { rows } = await this.db.query(`SELECT t.total, s.* FROM
-      (SELECT count(*)::int AS total FROM schedules WHERE status = $1 AND ($2::text IS NULL OR environment = $2)) t
-      LEFT JOIN LATERAL (SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE status = $1 AND ($2::text IS NULL OR environment = $2)
-        ORDER BY at, id LIMIT $3 OFFSET $4) s ON TRUE
-      ORDER BY s.at, s.id`, [status, environment, Math.max(0, limit), Math.max(0, offset)])
+      (SELECT count(*)::int AS total FROM schedules WHERE ${where}) t
+      LEFT JOIN LATERAL (SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE ${where}
+        ORDER BY at, id LIMIT ${bind(Math.max(0, limit))} OFFSET ${bind(Math.max(0, offset))}) s ON TRUE
+      ORDER BY s.at, s.id`, params)
     const total = (rows[0] as { total: number } | undefined)?.total ?? 0
     const items = (rows as Array<ScheduleRow | { id: null }>).filter((row): row is ScheduleRow => row.id !== null).map(scheduleRecord)
     return { items, total }

@@ -241,4 +241,8 @@ export const MIGRATIONS: readonly Migration[] = [{
     -- What the store remembers about itself: 'layout', the layout it last opened with (lib/store/layout.ts).
     CREATE TABLE lectern_meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
   `
+}, {
+  // A list of schedules by collection (and slug) in any environment, soonest first (GET /api/schedules?collection=).
+  version: 4,
+  sql: 'CREATE INDEX schedules_collection ON schedules (collection, slug, status, at, id);'
 }]

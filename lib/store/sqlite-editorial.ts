@@ -8,9 +8,9 @@ import type { Database, Statement } from 'better-sqlite3'
 import { badRequest, conflict } from '../errors.js'
 import { deepFreeze } from '../query/values.js'
 import { entryMissing, isEntryStatus } from './common.js'
-import { bySoonest, scheduleRecord, type ScheduleRow } from './schedule-rows.js'
+import { bySoonest, scheduleRecord, scheduleWhere, type ScheduleRow } from './schedule-rows.js'
 import type { EntryStatus } from '../../types/store.js'
-import type { EntryVersion, ScheduleInput, ScheduleRecord, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleFilter, ScheduleInput, ScheduleRecord, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
 export const EDITORIAL_DDL = `
   CREATE TABLE IF NOT EXISTS versions (
@@ -51,6 +51,8 @@ export const EDITORIAL_DDL = `
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS schedules_due ON schedules (status, at, id);
   CREATE INDEX IF NOT EXISTS schedules_entry ON schedules (environment, collection, locale, slug);
+  -- A list by collection (and slug) in any environment, soonest first (GET /api/schedules?collection=).
+  CREATE INDEX IF NOT EXISTS schedules_collection ON schedules (collection, slug, status, at, id);
 `
 
 /** An entry's key as the tables hold it: locale '' when locales are off. */
@@ -93,8 +95,6 @@ function prepare (db: Database): Record<string, Statement> {
     addSchedule: s(`INSERT INTO schedules (id, environment, collection, locale, slug, action, at, created_at, status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`),
     getSchedule: s(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = ?`),
-    listSchedules: s(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE status = ? AND (? IS NULL OR environment = ?) ORDER BY at, id LIMIT ? OFFSET ?`),
-    countSchedules: s('SELECT count(*) FROM schedules WHERE status = ? AND (? IS NULL OR environment = ?)').pluck(),
     deleteSchedule: s('DELETE FROM schedules WHERE id = ?'),
     claim: s(`UPDATE schedules SET owner = ?, lease_until = ? WHERE id IN (SELECT id FROM schedules
       WHERE status = 'pending' AND at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY at, id LIMIT ?)
@@ -113,11 +113,19 @@ function checkStoreTime (value: string, what: string): void {
   if (typeof value !== 'string' || !STORE_TIME_RE.test(value) || Number.isNaN(Date.parse(value))) throw badRequest(`${what} must be an ISO 8601 UTC time with milliseconds.`)
 }
 
+/** A list's statements, for one shape of filter (which fields it gives). */
+interface ListStatements {
+  page: Statement
+  count: Statement
+}
+
 export class EditorialTables {
   private readonly stmt: Record<string, Statement>
+  /** The list statements by their WHERE: one per shape of filter (at most 16), prepared when first used. */
+  private readonly lists = new Map<string, ListStatements>()
 
   /** Prepares the statements; the tables exist (EDITORIAL_DDL, run by the store's migration). */
-  constructor (db: Database) {
+  constructor (private readonly db: Database) {
     this.stmt = prepare(db)
   }
 
@@ -215,11 +223,26 @@ export class EditorialTables {
     return row === undefined ? undefined : scheduleRecord(row)
   }
 
-  listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): { items: ScheduleRecord[], total: number } {
+  listSchedules (status: ScheduleStatus, filter: ScheduleFilter, offset: number, limit: number): { items: ScheduleRecord[], total: number } {
     checkCount(offset, 'offset')
     checkCount(limit, 'limit')
-    const rows = this.get('listSchedules').all(status, environment, environment, limit, offset) as ScheduleRow[]
-    return { items: rows.map(scheduleRecord), total: this.get('countSchedules').get(status, environment, environment) as number }
+    const params: string[] = []
+    const where = scheduleWhere(status, filter, value => { params.push(value); return '?' })
+    const { page, count } = this.listStatements(where)
+    const rows = page.all(...params, limit, offset) as ScheduleRow[]
+    return { items: rows.map(scheduleRecord), total: count.get(...params) as number }
+  }
+
+  private listStatements (where: string): ListStatements {
+    let statements = this.lists.get(where)
+    if (statements === undefined) {
+      statements = {
+        page: this.db.prepare(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE ${where} ORDER BY at, id LIMIT ? OFFSET ?`),
+        count: this.db.prepare(`SELECT count(*) FROM schedules WHERE ${where}`).pluck()
+      }
+      this.lists.set(where, statements)
+    }
+    return statements
   }
 
   deleteSchedule (id: string): boolean {

@@ -5,7 +5,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { CmsError } from '../../../lib/errors.js'
 import { createStore, type StoreOptions } from '../../../lib/store/index.js'
-import type { ScheduleInput } from '../../../types/editorial.js'
+import type { ScheduleFilter, ScheduleInput } from '../../../types/editorial.js'
 import type { Scope } from '../../../types/scope.js'
 import type { ContentStore, EntryInput } from '../../../types/store.js'
 import { sourceUrl, tempDir } from '../../helper.js'
@@ -260,13 +260,13 @@ for (const factory of storeFactories) {
       t.equal(await store.changes.latestSeq(), seq, 'no change record')
       await rejectsWith(t, store.addSchedule(schedule('e', 'p', 7, { scope: { environment: 'other', locale: null } })), 'NOT_FOUND', 'not in that environment')
 
-      const all = await store.listSchedules('pending', null, 0, 10)
+      const all = await store.listSchedules('pending', {}, 0, 10)
       t.same([all.total, all.items.map(s => s.id)], [4, ['c', 'd', 'a', 'b']], 'soonest first, then id')
-      t.same((await store.listSchedules('pending', null, 1, 2)).items.map(s => s.id), ['d', 'a'], 'offset and limit')
-      const main = await store.listSchedules('pending', 'default', 0, 10)
+      t.same((await store.listSchedules('pending', {}, 1, 2)).items.map(s => s.id), ['d', 'a'], 'offset and limit')
+      const main = await store.listSchedules('pending', { environment: 'default' }, 0, 10)
       t.same([main.total, main.items.map(s => s.id)], [3, ['c', 'a', 'b']], 'one environment')
-      t.same((await store.listSchedules('pending', 'staging', 0, 10)).items.map(s => s.scope), [staging])
-      t.same(await store.listSchedules('failed', null, 0, 10), { items: [], total: 0 })
+      t.same((await store.listSchedules('pending', { environment: 'staging' }, 0, 10)).items.map(s => s.scope), [staging])
+      t.same(await store.listSchedules('failed', {}, 0, 10), { items: [], total: 0 })
       t.equal(await store.nextScheduleAt(), at(5))
 
       t.equal(await store.deleteSchedule('c'), true)
@@ -276,6 +276,52 @@ for (const factory of storeFactories) {
       t.equal(await store.nextScheduleAt(), at(7))
       for (const id of ['a', 'b', 'd']) await store.deleteSchedule(id)
       t.equal(await store.nextScheduleAt(), null, 'none pending')
+    })
+
+    t.test('schedules: a list filtered by entry, collection, locale and environment, counted and paged after the filter', async t => {
+      const store = await open(t, path.join(tempDir(t), 'data'), { locales: ['en', 'de'] })
+      const en: Scope = { environment: 'default', locale: 'en' }
+      const de: Scope = { environment: 'default', locale: 'de' }
+      const stagingEn: Scope = { environment: 'staging', locale: 'en' }
+      for (const where of [en, de, stagingEn]) {
+        for (const slug of ['p', 'q']) await store.create(where, 'posts', input(slug, { title: slug }))
+      }
+      await store.create(en, 'pages', input('p', { title: 'p' }))
+      // Entry p (posts, en, default) has five; the others one each, interleaved in time, q's soonest.
+      for (const [i, seconds] of [10, 30, 50, 70, 90].entries()) await store.addSchedule(schedule(`p${i}`, 'p', seconds, { scope: en }))
+      await store.addSchedule(schedule('q0', 'q', 5, { scope: en }))
+      await store.addSchedule(schedule('q1', 'q', 40, { scope: en }))
+      await store.addSchedule(schedule('de', 'p', 20, { scope: de }))
+      await store.addSchedule(schedule('st', 'p', 60, { scope: stagingEn }))
+      await store.addSchedule(schedule('pg', 'p', 80, { scope: en, collection: 'pages' }))
+      const ids = async (filter: ScheduleFilter, offset = 0, limit = 10): Promise<[number, string[]]> => {
+        const page = await store.listSchedules('pending', filter, offset, limit)
+        return [page.total, page.items.map(s => s.id)]
+      }
+      t.same(await ids({}), [10, ['q0', 'p0', 'de', 'p1', 'q1', 'p2', 'st', 'p3', 'pg', 'p4']], 'no filter: all, soonest first')
+
+      const entry = { environment: 'default', locale: 'en', collection: 'posts', slug: 'p' }
+      t.same(await ids(entry), [5, ['p0', 'p1', 'p2', 'p3', 'p4']], 'one entry\'s only')
+      t.same(await ids(entry, 0, 2), [5, ['p0', 'p1']], 'its first page: the total counts the filtered ones')
+      t.same(await ids(entry, 2, 2), [5, ['p2', 'p3']], 'its second page: paged after the filter')
+      t.same(await ids(entry, 4, 2), [5, ['p4']], 'its last page')
+      t.same(await ids(entry, 6, 2), [5, []], 'past the last page: the total still')
+      t.same(await ids({ ...entry, slug: 'q' }), [2, ['q0', 'q1']], 'the other entry\'s only')
+      t.same(await ids({ ...entry, slug: 'none' }), [0, []], 'an entry without any')
+
+      t.same(await ids({ collection: 'posts', slug: 'p' }), [7, ['p0', 'de', 'p1', 'p2', 'st', 'p3', 'p4']], 'the slug in every locale and environment')
+      t.same(await ids({ collection: 'pages' }), [1, ['pg']], 'one collection\'s')
+      t.same(await ids({ collection: 'posts', locale: 'de' }), [1, ['de']], 'one locale\'s')
+      t.same(await ids({ environment: 'staging', collection: 'posts', slug: 'p' }), [1, ['st']], 'one environment\'s')
+      t.same(await ids({ locale: null }), [0, []], 'locale null: only entries without a locale')
+      t.same(await store.listSchedules('failed', entry, 0, 10), { items: [], total: 0 }, 'the status still applies')
+
+      const [claimed] = await store.claimSchedules('me', at(10), 60_000, 1)
+      t.equal(claimed?.id, 'q0')
+      t.ok(await store.finishSchedule('q0', 'me', 'it broke'))
+      t.same((await store.listSchedules('failed', { ...entry, slug: 'q' }, 0, 10)).items.map(s => [s.id, s.error]), [['q0', 'it broke']], 'failed ones by entry')
+      t.same(await store.listSchedules('failed', entry, 0, 10), { items: [], total: 0 }, 'not another entry\'s')
+      t.same(await ids({ ...entry, slug: 'q' }), [1, ['q1']], 'the pending list by entry without it')
     })
 
     t.test('schedules: claims, leases and finishing', async t => {
@@ -299,8 +345,8 @@ for (const factory of storeFactories) {
       t.equal(await store.finishSchedule('s2', 'two', 'Entry \'p\' failed validation'), true)
       t.match(await store.getSchedule('s2'), { id: 's2', status: 'failed', error: 'Entry \'p\' failed validation' })
       t.equal(await store.finishSchedule('s2', 'two', null), false, 'a failed schedule holds no claim')
-      t.same((await store.listSchedules('failed', null, 0, 10)).items.map(s => [s.id, s.error]), [['s2', 'Entry \'p\' failed validation']])
-      t.same((await store.listSchedules('pending', null, 0, 10)).items.map(s => s.id), ['s3', 's4'], 'failed ones leave the pending list')
+      t.same((await store.listSchedules('failed', {}, 0, 10)).items.map(s => [s.id, s.error]), [['s2', 'Entry \'p\' failed validation']])
+      t.same((await store.listSchedules('pending', {}, 0, 10)).items.map(s => s.id), ['s3', 's4'], 'failed ones leave the pending list')
       t.same((await store.claimSchedules('three', at(99), 60_000, 10)).map(s => s.id), ['s4'], 'a failed schedule is never claimed; s3 is held')
       t.equal(await store.nextScheduleAt(), at(30), 'claimed ones are still pending')
       t.equal(await store.deleteSchedule('s2'), true, 'a failed one can be deleted')

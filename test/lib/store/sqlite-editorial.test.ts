@@ -47,7 +47,7 @@ t.test('arguments are checked', async t => {
   await t.rejects(store.claimSchedules('me', '2026-03-01T10:00:00.000Z', -1, 1), RangeError, 'a lease')
   await t.rejects(store.versions(scope, 'posts', 'p', -1, 0, 10), RangeError, 'keep')
   await t.rejects(store.versions(scope, 'posts', 'p', 5, 0.5, 10), RangeError, 'offset')
-  await t.rejects(store.listSchedules('pending', null, 0, -2), RangeError, 'limit')
+  await t.rejects(store.listSchedules('pending', {}, 0, -2), RangeError, 'limit')
   await t.rejects(store.version(scope, 'posts', 'p', 1, Number.NaN), RangeError, 'keep of a version')
   t.equal(await store.version(scope, 'posts', 'p', 1.5, 5), undefined, 'no such number')
   await t.rejects(store.update(scope, 'posts', { slug: 'p', status: 'published', data: {}, keepVersions: -1 }), RangeError, 'keepVersions')
