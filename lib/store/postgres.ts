@@ -43,7 +43,7 @@ import type { KeysetPosition, ListQuery } from '../../types/query.js'
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
-import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleFilter, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
 const sql = sqlBuilder(postgresDialect)
 
@@ -612,8 +612,8 @@ export class PostgresStore implements ContentStore {
     return await this.editorial.getSchedule(id)
   }
 
-  async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
-    return await this.editorial.listSchedules(status, environment, offset, limit)
+  async listSchedules (status: ScheduleStatus, filter: ScheduleFilter, offset: number, limit: number): Promise<SchedulePage> {
+    return await this.editorial.listSchedules(status, filter, offset, limit)
   }
 
   async deleteSchedule (id: string): Promise<boolean> {

@@ -50,7 +50,7 @@ import type { FieldRef, KeysetPosition, ListQuery, SortKey } from '../../types/q
 import type { ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry, StoredLocation, StoredWrite } from '../../types/store.js'
-import type { EntryVersion, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
+import type { EntryVersion, ScheduleFilter, ScheduleInput, ScheduleRecord, SchedulePage, ScheduleStatus, StoredDraft, VersionSummary } from '../../types/editorial.js'
 
 export const DATABASE_FILE = 'lectern.db'
 
@@ -775,8 +775,8 @@ export class SqliteStore implements ContentStore {
     return this.editorial.getSchedule(id)
   }
 
-  async listSchedules (status: ScheduleStatus, environment: string | null, offset: number, limit: number): Promise<SchedulePage> {
-    return this.editorial.listSchedules(status, environment, offset, limit)
+  async listSchedules (status: ScheduleStatus, filter: ScheduleFilter, offset: number, limit: number): Promise<SchedulePage> {
+    return this.editorial.listSchedules(status, filter, offset, limit)
   }
 
   async deleteSchedule (id: string): Promise<boolean> {
