@@ -1,10 +1,10 @@
 // Scheduled actions at the API (contract §13): make one for an entry, list them, cancel one. The
 // runner (scheduler.ts) carries them out; the store keeps them (types/editorial.ts).
 import { randomUUID } from 'node:crypto'
-import { notFound, validationFailed } from '../errors.js'
+import { badRequest, notFound, validationFailed } from '../errors.js'
 import { pageParameter, perPageParameter } from '../query/parse.js'
 import { pathSlug } from '../content/entry.js'
-import type { EditorialStore, ScheduleAction, ScheduleRecord, ScheduleStatus } from '../../types/editorial.js'
+import type { EditorialStore, ScheduleAction, ScheduleFilter, ScheduleRecord, ScheduleStatus } from '../../types/editorial.js'
 import type { Scope } from '../../types/scope.js'
 
 /** A schedule as the API answers it. */
@@ -41,6 +41,12 @@ export interface ScheduleListQuery {
   perPage?: unknown
   /** Only this environment's; null: every environment's. */
   environment: string | null
+  /** Only this locale's (null: entries written while locales are off); undefined: every locale's. */
+  locale?: string | null | undefined
+  /** Only this collection's (404 when it is not a content collection); undefined: every collection's. */
+  collection?: string | undefined
+  /** Only this entry's, its slug as a path gives it (400 when not a slug); only with `collection`. */
+  slug?: string | undefined
 }
 
 export interface ScheduleServiceOptions {
@@ -81,12 +87,27 @@ export class ScheduleService {
     return scheduleView(record)
   }
 
-  /** GET /api/schedules: pending (default) or failed ones, soonest first. */
+  /** GET /api/schedules: pending (default) or failed ones, soonest first; the filter applies in the store, before the page. */
   async list (query: ScheduleListQuery): Promise<SchedulePageView> {
     const page = pageParameter(query.page)
     const perPage = perPageParameter(query.perPage)
-    const { items, total } = await this.store.listSchedules(query.status ?? 'pending', query.environment, (page - 1) * perPage, perPage)
+    const filter = this.listFilter(query)
+    const { items, total } = await this.store.listSchedules(query.status ?? 'pending', filter, (page - 1) * perPage, perPage)
     return { items: items.map(scheduleView), total, page, per_page: perPage, pages: Math.ceil(total / perPage) }
+  }
+
+  /** The store's filter of a list: 400 a slug without its collection or not a slug, 404 an unknown collection (as on the entry routes). */
+  private listFilter (query: ScheduleListQuery): ScheduleFilter {
+    const filter: ScheduleFilter = {}
+    if (query.environment !== null) filter.environment = query.environment
+    if (query.locale !== undefined) filter.locale = query.locale
+    if (query.slug !== undefined && query.collection === undefined) throw badRequest('Parameter \'slug\' needs \'collection\': a slug names an entry within its collection.')
+    if (query.collection !== undefined) {
+      this.checkCollection(query.collection)
+      filter.collection = query.collection
+    }
+    if (query.slug !== undefined) filter.slug = pathSlug(query.slug)
+    return filter
   }
 
   /** DELETE /api/schedules/:id: 404 when unknown (or already done). */

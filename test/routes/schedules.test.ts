@@ -224,6 +224,51 @@ eachStore(t, async (t, _store, env) => {
     }), 404, 'NOT_FOUND')
   })
 
+  t.test('the list by entry: collection, slug and _locale filter before the page; 400 a slug alone or not a slug, 404 an unknown collection', async t => {
+    const app = await setUp(t, { ...keyed, CMS_LOCALES: 'en,de', CMS_ENVIRONMENTS: 'production,staging' })
+    await entry(t, app, 'p', 'draft')
+    await entry(t, app, 'q', 'draft')
+    await entry(t, app, 'p', 'draft', '?_locale=de')
+    await entry(t, app, 'p', 'draft', '?_environment=staging')
+    const hour = 3_600_000
+    const base = Date.now() + hour
+    // Entry p (en, production) has three, the others one each, interleaved in time.
+    const q = await schedule(t, app, 'q', 'publish', base)
+    const p1 = await schedule(t, app, 'p', 'publish', base + hour)
+    const de = await schedule(t, app, 'p', 'publish', base + 2 * hour, '?_locale=de')
+    const p2 = await schedule(t, app, 'p', 'unpublish', base + 3 * hour)
+    const staged = await schedule(t, app, 'p', 'publish', base + 4 * hour, '?_environment=staging')
+    const p3 = await schedule(t, app, 'p', 'publish', base + 5 * hour)
+    const ids = (page: ScheduleList): string[] => page.items.map(s => s.id)
+
+    const mine = await list(t, app, '?collection=post&slug=p&_locale=en&_environment=production')
+    t.same([mine.total, mine.pages, ids(mine)], [3, 1, [p1.id, p2.id, p3.id]], 'the entry\'s only, soonest first')
+    const first = await list(t, app, '?collection=post&slug=p&_locale=en&_environment=production&_per_page=2')
+    t.same([first.total, first.pages, first.page, ids(first)], [3, 2, 1, [p1.id, p2.id]], 'its first page: the total counts the entry\'s')
+    const second = await list(t, app, '?collection=post&slug=p&_locale=en&_environment=production&_per_page=2&_page=2')
+    t.same([second.total, second.pages, second.page, ids(second)], [3, 2, 2, [p3.id]], 'its second page')
+    t.same(ids(await list(t, app, '?collection=post&slug=q')), [q.id], 'the other entry\'s')
+    t.same(ids(await list(t, app, '?collection=post&slug=p')), [p1.id, de.id, p2.id, staged.id, p3.id], 'without _locale and _environment: the slug in every locale and environment')
+    t.same(ids(await list(t, app, '?collection=post&slug=p&_locale=de')), [de.id], '_locale: that locale\'s')
+    t.same(ids(await list(t, app, '?collection=post&_environment=staging')), [staged.id], 'collection and _environment')
+    t.equal((await list(t, app, '?collection=post')).total, 6, 'the collection\'s')
+    t.same(await list(t, app, '?collection=post&slug=nobody'), { items: [], total: 0, page: 1, per_page: 20, pages: 0 }, 'an entry without schedules (or none): an empty list')
+    t.equal((await list(t, app, '?status=failed&collection=post&slug=p')).total, 0, 'the status applies too')
+
+    const get = async (query: string) => await app.inject({ url: `/api/schedules${query}`, headers: auth(ADMIN_KEY) })
+    const alone = await get('?slug=p')
+    assertError(t, alone, 400, 'BAD_REQUEST')
+    t.match(alone.json().message, /'slug' needs 'collection'/)
+    assertError(t, await get('?slug=p&_environment=staging'), 400, 'BAD_REQUEST')
+    assertError(t, await get('?collection=post&slug=..%2Fx'), 400, 'BAD_REQUEST')
+    assertError(t, await get('?collection=post&slug='), 400, 'BAD_REQUEST')
+    assertError(t, await get('?collection='), 400, 'BAD_REQUEST')
+    assertError(t, await get('?collection=nope'), 404, 'NOT_FOUND')
+    assertError(t, await get('?collection=nope&slug=p'), 404, 'NOT_FOUND')
+    assertError(t, await app.inject({ url: '/api/schedules?collection=post&slug=p' }), 401, 'UNAUTHORIZED')
+    t.equal((await app.inject({ url: '/api/schedules?collection=post&slug=p', headers: auth(VIEWER_KEY) })).json<ScheduleList>().total, 5, 'any key may read it')
+  })
+
   t.test('errors: 400, 404, 422; with keys 401 and 403', async t => {
     const app = await setUp(t, keyed)
     await entry(t, app, 'e', 'draft')

@@ -8,12 +8,15 @@ const scheduleRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const contentWrite = fastify.requirePermission('ContentWrite')
 
   fastify.get('/', { schema: listSchema, onRequest: anyKey }, async (request) => {
-    const { status, _page: page, _per_page: perPage, _environment: environment } = request.query
+    const { status, _page: page, _per_page: perPage, _environment: environment, _locale: locale, collection, slug } = request.query
     return await fastify.schedules.list({
       status,
       page,
       perPage,
-      environment: environment === undefined ? null : fastify.scopeOf({ _environment: environment }).environment
+      environment: environment === undefined ? null : fastify.scopeOf({ _environment: environment }).environment,
+      locale: locale === undefined ? undefined : fastify.scopeOf({ _locale: locale }).locale,
+      collection,
+      slug
     })
   })
 

@@ -39,7 +39,10 @@ export const ScheduleListQuery = Type.Object({
   status: Type.Optional(ScheduleStatus),
   _page: pagingParameters._page,
   _per_page: pagingParameters._per_page,
-  _environment: Type.Optional(Type.String({ description: 'Only this environment\'s schedules (unknown: the first configured); absent: every environment\'s' }))
+  _environment: Type.Optional(Type.String({ description: 'Only this environment\'s schedules (unknown: the first configured); absent: every environment\'s' })),
+  _locale: Type.Optional(Type.String({ description: 'Only this locale\'s schedules (unknown: the first configured, as on the entry routes); absent: every locale\'s' })),
+  collection: Type.Optional(Type.String({ minLength: 1, description: 'Only the schedules of entries of this content collection; an unknown collection is a 404' })),
+  slug: Type.Optional(Type.String({ minLength: 1, description: 'Only the schedules of the entry with this slug (normalized as in a path; not a slug: 400); needs `collection` (without it: 400)' }))
 })
 
 /** With keys on, every schedule route needs a valid key (contract §13: editorial routes, not content reads). */
@@ -49,12 +52,13 @@ export const listSchema = {
   tags: ['schedules'],
   summary: 'List scheduled actions, soonest first',
   description: 'Pending ones by default; `status=failed` lists those that failed, each with its `error`. ' +
-    'Any valid key when API keys are configured.',
+    '`collection`, `slug`, `_locale` and `_environment` keep one collection\'s, one entry\'s, one locale\'s and one environment\'s ' +
+    '(`total` and `pages` count those). Any valid key when API keys are configured.',
   security: keySecurity,
   querystring: ScheduleListQuery,
   response: {
     200: ScheduleList,
-    ...errorResponses(400, 401)
+    ...errorResponses(400, 401, 404)
   }
 }
 

@@ -3,12 +3,13 @@
 import t from 'tap'
 import { CmsError, notFound } from '../../../lib/errors.js'
 import { ScheduleService, dueTime } from '../../../lib/editorial/schedules.js'
-import type { ScheduleInput, ScheduleRecord, ScheduleStatus } from '../../../types/editorial.js'
+import type { ScheduleFilter, ScheduleInput, ScheduleRecord, ScheduleStatus } from '../../../types/editorial.js'
 
 const NOW = Date.parse('2030-01-01T00:00:00.000Z')
 
-function service (): { schedules: ScheduleService, stored: ScheduleRecord[], wakes: () => number } {
+function service (): { schedules: ScheduleService, stored: ScheduleRecord[], wakes: () => number, filters: ScheduleFilter[] } {
   const stored: ScheduleRecord[] = []
+  const filters: ScheduleFilter[] = []
   let wakes = 0
   const schedules = new ScheduleService({
     store: {
@@ -18,8 +19,11 @@ function service (): { schedules: ScheduleService, stored: ScheduleRecord[], wak
         stored.push(record)
         return record
       },
-      listSchedules: async (status: ScheduleStatus, environment: string | null, offset: number, limit: number) => {
-        const matching = stored.filter(s => s.status === status && (environment === null || s.scope.environment === environment))
+      listSchedules: async (status: ScheduleStatus, filter: ScheduleFilter, offset: number, limit: number) => {
+        filters.push(filter)
+        const matching = stored.filter(s => s.status === status && (filter.environment === undefined || s.scope.environment === filter.environment) &&
+          (filter.locale === undefined || s.scope.locale === filter.locale) && (filter.collection === undefined || s.collection === filter.collection) &&
+          (filter.slug === undefined || s.slug === filter.slug))
         return { items: matching.slice(offset, offset + limit), total: matching.length }
       },
       deleteSchedule: async (id: string) => {
@@ -32,7 +36,7 @@ function service (): { schedules: ScheduleService, stored: ScheduleRecord[], wak
     added: () => { wakes++ },
     now: () => NOW
   })
-  return { schedules, stored, wakes: () => wakes }
+  return { schedules, stored, wakes: () => wakes, filters }
 }
 
 const code = (err: unknown): string | undefined => err instanceof CmsError ? err.code : undefined
@@ -101,6 +105,24 @@ t.test('list: pending by default, failed on request, by environment, paged', asy
   t.same((await schedules.list({ environment: 'staging' })).items.map(s => s.slug), ['e3'])
   t.equal(code(await schedules.list({ environment: null, page: '0' }).catch(e => e)), 'BAD_REQUEST')
   t.same((await schedules.list({ environment: 'elsewhere' })).pages, 0)
+})
+
+t.test('list by entry: the filter goes to the store; 400 a slug without its collection or not a slug, 404 an unknown collection', async t => {
+  const { schedules, filters } = service()
+  await schedules.create({ locale: 'en', environment: 'default' }, 'post', 'a', { action: 'publish', at: '2030-01-02T00:00:00Z' })
+  await schedules.create({ locale: 'en', environment: 'default' }, 'post', 'b', { action: 'publish', at: '2030-01-03T00:00:00Z' })
+  const mine = await schedules.list({ environment: 'default', locale: 'en', collection: 'post', slug: 'b' })
+  t.same([mine.total, mine.items.map(s => s.slug)], [1, ['b']])
+  t.same(filters.at(-1), { environment: 'default', locale: 'en', collection: 'post', slug: 'b' }, 'the whole filter, to the store')
+  await schedules.list({ environment: null, locale: null, collection: 'post' })
+  t.same(filters.at(-1), { locale: null, collection: 'post' }, 'locale null (locales off) is a filter; no environment: none')
+  await schedules.list({ environment: null })
+  t.same(filters.at(-1), {}, 'no parameter: no filter')
+  const before = filters.length
+  t.equal(code(await schedules.list({ environment: null, slug: 'b' }).catch(e => e)), 'BAD_REQUEST', 'slug without collection')
+  t.equal(code(await schedules.list({ environment: null, collection: 'nope' }).catch(e => e)), 'NOT_FOUND', 'unknown collection')
+  t.equal(code(await schedules.list({ environment: null, collection: 'post', slug: '../x' }).catch(e => e)), 'BAD_REQUEST', 'not a slug')
+  t.equal(filters.length, before, 'none of them reached the store')
 })
 
 t.test('remove: 404 for an unknown id', async t => {
