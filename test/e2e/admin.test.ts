@@ -953,11 +953,17 @@ async function scheduling (t: Test, h: Harness): Promise<void> {
   t.equal((await kolkata.request.post(`${base}/api/session`, { data: { key: ADMIN_KEY } })).status(), 200, 'signed in')
   const editor = await kolkata.newPage()
   editor.on('pageerror', err => { h.errors.push(`page error (Kolkata): ${err.message}`) })
+  const listed: URL[] = []
+  editor.on('request', request => { const url = new URL(request.url()); if (url.pathname === '/api/schedules') listed.push(url) })
 
   await editor.goto(`${base}/admin/content/story/entry/on-a-timer`)
   await editor.getByRole('heading', { name: 'On a timer', level: 1 }).waitFor()
   const panel = editor.getByRole('region', { name: 'Schedule' })
   await panel.getByText('Nothing is scheduled for this entry.').waitFor()
+  const asked = listed.map(url => Object.fromEntries(url.searchParams))
+  t.same(asked.map(query => query.status).sort(), ['failed', 'pending'], 'the panel asks for pending and failed ones')
+  t.ok(asked.every(query => query.collection === 'story' && query.slug === 'on-a-timer' && query._locale === 'en' && query._environment !== undefined),
+    'the server keeps the entry\'s schedules (collection, slug, locale, environment)', { asked })
   t.match(await panel.locator('label[for=schedule-at]').textContent(), /Asia\/(Kolkata|Calcutta)/, 'the zone is named (Chromium\'s ICU may use the older name)')
   const at = panel.getByLabel(/^At/)
 

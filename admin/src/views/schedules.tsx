@@ -11,8 +11,8 @@ import type { ListEnvelope, Schedule } from '../types.js'
 import { Link, Loading, PageTitle, Problem, formatDate, timeZoneName, useLoad } from '../ui.js'
 
 const ACTION_WORDS: Record<Schedule['action'], string> = { publish: 'Publish', unpublish: 'Unpublish' }
-/** Every schedule of one environment, in one request: the API has no filter by entry. */
-const ALL = 1000
+/** An entry's schedules, in one request: the most a page holds (an entry has a handful). */
+const ENTRY_PAGE = 1000
 
 /** A `datetime-local` value (the browser's time zone) as an ISO instant in UTC; null when it is not a time. */
 export function localToUtc (value: string): string | null {
@@ -46,11 +46,12 @@ export function EntrySchedules ({ collection, slug, canWrite }: { collection: st
   const { scope, locales, defaultEnvironment, notify } = useApp()
   const environment = scope.environment ?? defaultEnvironment
   const locale = scope.locale ?? locales.default
-  const mine = (s: Schedule): boolean => s.collection === collection && s.slug === slug && s.locale === locale && s.environment === environment
+  // The server keeps the entry's (its locale's, when locales are on: null is left out of the query).
+  const entryQuery = { collection, slug, _environment: environment, _locale: locale, _per_page: ENTRY_PAGE }
   const schedules = useLoad(async signal => {
     const [pending, failed] = await Promise.all(['pending', 'failed'].map(async status =>
-      await api.get<ListEnvelope<Schedule>>('/api/schedules', { status, _environment: environment, _per_page: ALL }, signal)))
-    return [...(pending?.items ?? []), ...(failed?.items ?? [])].filter(mine)
+      await api.get<ListEnvelope<Schedule>>('/api/schedules', { ...entryQuery, status }, signal)))
+    return [...(pending?.items ?? []), ...(failed?.items ?? [])]
   }, [collection, slug, environment, locale], { keep: true })
   const [busy, cancel] = useCancel(schedules.reload)
   const [action, setAction] = useState<Schedule['action']>('publish')
