@@ -23,7 +23,7 @@
 //   write's savepoint, its seq handed out under the write lock (so in commit order). A write resolves only once its record is durable, so a client that was
 //   answered finds its write in the log, after any restart or crash.
 import type { ChangeLog } from './changes.js'
-import type { EditorialStore } from './editorial.js'
+import type { EditorialStore, StoredDraft } from './editorial.js'
 import type { ListQuery } from './query.js'
 import type { ResolvedSchema } from './schema.js'
 import type { Scope } from './scope.js'
@@ -65,6 +65,25 @@ export interface EntryInput {
   keepVersions?: number
   /** The write publishes the entry's pending draft: the draft is removed in the write's own commit. */
   clearDraft?: boolean
+  /**
+   * update only (a create ignores it): what the caller read and built this write from. The write
+   * applies only if, when it is decided (in its commit, as the rules above), the entry is still
+   * exactly `entry` (its status, updated_at and data) and, when `draft` is given, the entry's
+   * pending draft is still exactly `draft` (its updated_at and data; gone or saved again since:
+   * refused). Else it writes nothing (no version, no change record, the draft untouched) and
+   * rejects with CONFLICT, an `EntryChanged` (lib/store/common.ts `isEntryChanged`), after a
+   * missing entry (NOT_FOUND) and before a unique clash: the caller reads again and retries. So
+   * a read-modify-write is not lost to another process's write in between (contract §12).
+   * Absent: the write applies to whatever is stored.
+   */
+  expected?: WritePrecondition
+}
+
+/** What an update was built from (EntryInput.expected): the stored entry and pending draft as read. */
+export interface WritePrecondition {
+  entry: Pick<StoredEntry, 'status' | 'updatedAt' | 'data'>
+  /** The pending draft a publish read (with clearDraft); absent: the draft is not checked. */
+  draft?: Pick<StoredDraft, 'updatedAt' | 'data'>
 }
 
 export interface ListResult {
@@ -151,7 +170,10 @@ export interface ContentStore extends EditorialStore {
 
   /** Durable (entry and change record) before it resolves. Rejects with VALIDATION_FAILED (unique) or CONFLICT (slug taken). */
   create: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredWrite>
-  /** Durable (entry and change record) before it resolves. Rejects with NOT_FOUND when the entry is missing, or VALIDATION_FAILED (unique). */
+  /**
+   * Durable (entry and change record) before it resolves. Rejects with NOT_FOUND when the entry is
+   * missing, CONFLICT (EntryChanged) when it is not as `input.expected` says, or VALIDATION_FAILED (unique).
+   */
   update: (scope: Scope, collection: string, input: EntryInput) => Promise<StoredWrite>
   /**
    * Durable (removal and tombstone) before it resolves: the tombstone's seq; null when there was

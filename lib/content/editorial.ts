@@ -25,7 +25,10 @@ export type UniqueCheck = 'in the write' | 'now'
 export interface WriteSteps {
   /** The collection's model; 404 for an unknown or reusable collection. */
   model: (collection: string) => CollectionModel
-  /** Runs `task` holding the entry's lock, as every write does. */
+  /**
+   * Runs `task` holding the entry's lock, as every write does, and again from its reads when the
+   * store refuses its update as built on a stale read (another process wrote in between).
+   */
   locked: <T>(scope: Scope, collection: string, slug: string, task: () => Promise<T>) => Promise<T>
   /** Create rules 5–7: defaults and auto values, normalization, validation (422). */
   newData: (model: CollectionModel, data: Data) => Data
@@ -33,8 +36,11 @@ export interface WriteSteps {
   insert: (write: PendingWrite) => Promise<Written>
   /** Update rules 5–6 (readonly, schema, unique, references): the write as validated. */
   checkUpdate: (previous: StoredEntry, write: PendingWrite, unique: UniqueCheck) => Promise<PendingWrite>
-  /** Update rules 7–8 of a validated write; `clearDraft` when it publishes the pending draft. */
-  commitUpdate: (previous: StoredEntry, write: PendingWrite, clearDraft: boolean) => Promise<Written>
+  /**
+   * Update rules 7–8 of a validated write built from `previous`; `published`: the pending draft it
+   * publishes as read (removed in the write's commit; a draft saved since refuses the write), or null.
+   */
+  commitUpdate: (previous: StoredEntry, write: PendingWrite, published: StoredDraft | null) => Promise<Written>
   /** What the store is handed for a write: its data as stored (relative asset URLs, schema order). */
   storedInput: (write: PendingWrite) => EntryInput
   /** The response view of an entry, references formatted per schema. */
@@ -117,7 +123,7 @@ export class Editorial {
         const data = this.steps.newData(model, structuredClone(kept.data))
         return await this.steps.insert({ scope, collection, model, slug, status: kept.status, data })
       }
-      return await this.update(previous, { scope, collection, model, slug, status: kept.status, data: kept.data }, false)
+      return await this.update(previous, { scope, collection, model, slug, status: kept.status, data: kept.data }, null)
     })
   }
 
@@ -174,7 +180,7 @@ export class Editorial {
     return await this.steps.locked(scope, collection, slug, async () => {
       const draft = await this.pendingDraft(scope, collection, slug)
       const previous = await this.existing(scope, collection, slug)
-      return await this.update(previous, { scope, collection, model, slug, status: 'published', data: draft.data }, true)
+      return await this.update(previous, { scope, collection, model, slug, status: 'published', data: draft.data }, draft)
     })
   }
 
@@ -192,8 +198,8 @@ export class Editorial {
       const previous = await this.existing(scope, collection, slug)
       const draft = await this.store.getDraft(scope, collection, slug)
       const write = { scope, collection, model, slug, status: 'published' as const }
-      if (draft !== undefined) return await this.update(previous, { ...write, data: draft.data }, true)
-      if (previous.status === 'draft') return await this.update(previous, { ...write, data: previous.data }, false)
+      if (draft !== undefined) return await this.update(previous, { ...write, data: draft.data }, draft)
+      if (previous.status === 'draft') return await this.update(previous, { ...write, data: previous.data }, null)
       return null
     })
   }
@@ -205,16 +211,16 @@ export class Editorial {
     return await this.steps.locked(scope, collection, slug, async () => {
       const previous = await this.existing(scope, collection, slug)
       if (previous.status === 'draft') return null
-      return await this.update(previous, { scope, collection, model, slug, status: 'draft', data: previous.data }, false)
+      return await this.update(previous, { scope, collection, model, slug, status: 'draft', data: previous.data }, null)
     })
   }
 
   // ---- steps -------------------------------------------------------------------------------
 
   /** Every update rule on `write`, whose data (stored or kept, so frozen) is copied and normalized first (update rule 3). */
-  private async update (previous: StoredEntry, write: PendingWrite, clearDraft: boolean): Promise<Written> {
+  private async update (previous: StoredEntry, write: PendingWrite, published: StoredDraft | null): Promise<Written> {
     const data = write.model.normalize(structuredClone(write.data))
-    return await this.steps.commitUpdate(previous, await this.steps.checkUpdate(previous, { ...write, data }, 'in the write'), clearDraft)
+    return await this.steps.commitUpdate(previous, await this.steps.checkUpdate(previous, { ...write, data }, 'in the write'), published)
   }
 
   private async existing (scope: Scope, collection: string, slug: string): Promise<StoredEntry> {

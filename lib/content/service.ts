@@ -11,13 +11,15 @@ import { notFound, validationFailed } from '../errors.js'
 import { encodeAfter, positionOf, queryFingerprint } from '../query/keyset.js'
 import { parseListQuery } from '../query/parse.js'
 import { checkSlug, isNormalSlug } from '../slug.js'
-import { entryMissing, expectUnique, slugTaken } from '../store/common.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { entryMissing, expectUnique, isEntryChanged, slugTaken } from '../store/common.js'
 import type { ResolveSpec } from '../references/resolve.js'
 import type { ReferenceService } from '../references/service.js'
 import type { ContentEvent } from '../../types/events.js'
 import type { CollectionModel, SchemaRegistry } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
 import type { ListQuery } from '../../types/query.js'
+import type { StoredDraft } from '../../types/editorial.js'
 import type { ContentStore, EntryInput, EntryStatus, ListResult, StoredEntry } from '../../types/store.js'
 import {
   bodyObject, bodySlug, bodyStatus, dataOf, entryView, keepStoredValues, orderFields,
@@ -79,6 +81,13 @@ export interface SlugCheckResult {
 
 export const COLLECTION_NOT_FOUND = 'Collection not found.'
 
+/**
+ * How many times an update is tried from its reads when the store refuses it because another
+ * process wrote the entry (or its draft) since (EntryInput.expected); then the store's 409 is the
+ * answer. Each retry first waits a few random milliseconds, so two racing replicas drift apart.
+ */
+export const UPDATE_ATTEMPTS = 8
+
 export interface ContentServiceOptions {
   registry: Pick<SchemaRegistry, 'collection'>
   store: ContentStore
@@ -106,11 +115,11 @@ export class ContentService {
   /** Versions, drafts and the scheduler's publish and unpublish (contract §13), over the steps below. */
   private readonly editorial: Editorial
   /**
-   * Orders the writes to one entry (environment, locale, collection, slug): held from the read
-   * of the stored entry until the write is committed and announced, so none is lost (PATCH
-   * merges into the result of the write before). In-process for now; the store decides every
-   * other rule of a write (types/store.ts), and the PostgreSQL store will make this one
-   * cross-process too.
+   * Orders the writes to one entry (environment, locale, collection, slug) in this process: held
+   * from the read of the stored entry until the write is committed and announced, so none is lost
+   * (PATCH merges into the result of the write before) and none is ever retried. Across processes
+   * sharing a database the store decides instead: each update names what it was built from
+   * (EntryInput.expected), a stale one is refused, and `retried` runs it again from its reads.
    */
   private readonly entryLocks = new KeyedMutex()
 
@@ -128,10 +137,10 @@ export class ContentService {
     this.revisions = options.revisions ?? DEFAULT_REVISIONS
     this.editorial = new Editorial(this.store, this.revisions, {
       model: collection => this.model(collection),
-      locked: async (scope, collection, slug, task) => await this.entryLocks.run(entryKey(scope, collection, slug), task),
+      locked: async (scope, collection, slug, task) => await this.updating(scope, collection, slug, task),
       newData: (model, data) => this.newData(model, data),
       checkUpdate: async (previous, write, unique) => await this.checkUpdate(previous, write, unique),
-      commitUpdate: async (previous, write, clearDraft) => await this.commitUpdate(previous, write, clearDraft),
+      commitUpdate: async (previous, write, published) => await this.commitUpdate(previous, write, published),
       insert: async write => await this.insert(write),
       storedInput: write => this.storedInput(write),
       view: (model, entry) => this.renderer.view(model, entry)
@@ -185,7 +194,7 @@ export class ContentService {
     // Rule 2: `_slug` is ignored (the path names the entry); `_status` is checked.
     const status = Object.hasOwn(input, '_status') ? bodyStatus(input, 'published') : null
     const data = model.normalize(dataOf(input)) // rule 3
-    return await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
+    return await this.updating(scope, collection, slug, async () => {
       const previous = await this.existing(scope, collection, slug) // rule 4
       return await this.replace(scope, collection, model, previous, status ?? previous.status, data)
     })
@@ -203,10 +212,29 @@ export class ContentService {
     // member, and an absent `_status` keeps the stored one.
     const status = Object.hasOwn(patch, '_status') && patch._status !== null ? bodyStatus(patch, 'published') : null
     const changes = dataOf(patch)
-    return await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
+    return await this.updating(scope, collection, slug, async () => {
       const previous = await this.existing(scope, collection, slug)
       const merged = applyMergePatch(previous.data, changes) as Data
       return await this.replace(scope, collection, model, previous, status ?? previous.status, model.normalize(merged))
+    })
+  }
+
+  /**
+   * Runs an update's `task` (its reads, checks and write) under the entry's lock, and again from
+   * its reads while the store refuses the write as built on what another process changed since
+   * (EntryChanged), up to UPDATE_ATTEMPTS times in all. Only the write that committed goes on to
+   * the cache, the index and the event: a refused one did nothing.
+   */
+  private async updating<T> (scope: Scope, collection: string, slug: string, task: () => Promise<T>): Promise<T> {
+    return await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await task()
+        } catch (err) {
+          if (!isEntryChanged(err) || attempt >= UPDATE_ATTEMPTS) throw err
+        }
+        await sleep(Math.random() * 2 * attempt)
+      }
     })
   }
 
@@ -215,7 +243,7 @@ export class ContentService {
     scope: Scope, collection: string, model: CollectionModel, previous: StoredEntry, status: EntryStatus, body: Data
   ): Promise<Written> {
     const write = await this.checkUpdate(previous, { scope, collection, model, slug: previous.slug, status, data: body }, 'in the write')
-    return await this.commitUpdate(previous, write, false)
+    return await this.commitUpdate(previous, write, null)
   }
 
   /**
@@ -236,16 +264,19 @@ export class ContentService {
   }
 
   /**
-   * Update rules 7–8 of a validated write; `clearDraft` when it publishes the pending draft
-   * (contract §13). A write to an entry that is a draft also drops a pending draft made while it
-   * was live: a draft entry is edited directly (PUT .../draft answers 409), so that edit is the
-   * newer work, and a later publish must not bring the older draft back over it. Unpublishing
-   * (published → draft) keeps it, so a scheduled publish can still apply it.
+   * Update rules 7–8 of a validated write built from `previous`; `published`: the pending draft it
+   * publishes (contract §13), null when none. The store writes it only if the entry, and that
+   * draft, are still as read (EntryInput.expected; else EntryChanged, and `updating` retries). A
+   * write to an entry that is a draft also drops a pending draft made while it was live: a draft
+   * entry is edited directly (PUT .../draft answers 409), so that edit is the newer work, and a
+   * later publish must not bring the older draft back over it. Unpublishing (published → draft)
+   * keeps it, so a scheduled publish can still apply it.
    */
-  private async commitUpdate (previous: StoredEntry, write: PendingWrite, clearDraft: boolean): Promise<Written> {
+  private async commitUpdate (previous: StoredEntry, write: PendingWrite, published: StoredDraft | null): Promise<Written> {
     const { scope, collection, model, slug } = write
-    const dropDraft = clearDraft || previous.status === 'draft'
-    const { entry, seq } = await this.store.update(scope, collection, { ...this.storedInput(write), ...(dropDraft ? { clearDraft: true } : {}) }) // rule 7
+    const dropDraft = published !== null || previous.status === 'draft'
+    const expected = published === null ? { entry: previous } : { entry: previous, draft: published }
+    const { entry, seq } = await this.store.update(scope, collection, { ...this.storedInput(write), ...(dropDraft ? { clearDraft: true } : {}), expected }) // rule 7
     const change: EntryChange = { operation: 'update', scope, collection, model, slug, entry, previous, seq }
     this.discardCachedResponses(change) // rule 7
     this.references.updateIndex(change) // rule 7

@@ -6,7 +6,8 @@ import { parseListQuery } from '../query/parse.js'
 import type { FieldRef, ListQuery, SortKey, ValueKind } from '../../types/query.js'
 import type { FieldDefinition, ResolvedSchema } from '../../types/schema.js'
 import type { Scope } from '../../types/scope.js'
-import type { ContentStore, EntryInput, EntryStatus, StoredEntry } from '../../types/store.js'
+import type { StoredDraft } from '../../types/editorial.js'
+import type { ContentStore, EntryInput, EntryStatus, StoredEntry, WritePrecondition } from '../../types/store.js'
 
 /** The subset of a pino logger the stores use. */
 export interface StoreLogger {
@@ -194,6 +195,66 @@ export function slugTaken (slug: string, collection: string): CmsError {
 /** Update (or read) of an entry that does not exist: 404. */
 export function entryMissing (slug: string, collection: string): CmsError {
   return notFound(`Entry '${slug}' not found in '${collection}'.`)
+}
+
+/**
+ * An update refused because the entry (or the draft it publishes) is no longer what the caller
+ * read (EntryInput.expected): a CONFLICT, told apart from a taken slug by its class, so that the
+ * content pipeline reads again and retries; what a client sees once the retries are spent.
+ */
+export class EntryChanged extends CmsError {
+  constructor (slug: string, collection: string) {
+    super('CONFLICT', `Entry '${slug}' in '${collection}' was changed by another request while this one was applied; try again.`)
+  }
+}
+
+export function entryChanged (slug: string, collection: string): EntryChanged {
+  return new EntryChanged(slug, collection)
+}
+
+export function isEntryChanged (err: unknown): err is EntryChanged {
+  return err instanceof EntryChanged
+}
+
+/**
+ * An update's precondition (EntryInput.expected) as the database stores compare it: the entry's
+ * status and updated_at, and its data and the draft's as JSON text. The stores compare that text
+ * with the stored text (the entry's `doc`/`data` column, the draft's `doc`), not the parsed values:
+ * the stored text is itself JSON.stringify of the data written, and what a read hands out is
+ * JSON.parse of it, so JSON.stringify of what was read gives back exactly that text (integer-like
+ * keys already come first, numbers are already in their shortest form): equal text is equal data,
+ * and the comparison is one memcmp, with no second document to parse into jsonb.
+ * The data is compared besides updated_at because two writes may share a millisecond.
+ */
+export interface ExpectedText {
+  status: EntryStatus
+  updatedAt: string
+  json: string
+  draft: { updatedAt: string, json: string } | null
+}
+
+export function expectedText (expected: WritePrecondition | undefined): ExpectedText | null {
+  if (expected === undefined) return null
+  const { entry, draft } = expected
+  return {
+    status: entry.status,
+    updatedAt: entry.updatedAt,
+    json: JSON.stringify(entry.data),
+    draft: draft === undefined ? null : { updatedAt: draft.updatedAt, json: JSON.stringify(draft.data) }
+  }
+}
+
+/** Whether `current` (and its pending `draft`) are what `expected` says, for a store holding them in memory. */
+export function holdsPrecondition (expected: WritePrecondition, current: StoredEntry, draft: StoredDraft | undefined): boolean {
+  const { entry } = expected
+  if (current.status !== entry.status || current.updatedAt !== entry.updatedAt || !sameData(current.data, entry.data)) return false
+  if (expected.draft === undefined) return true
+  return draft !== undefined && draft.updatedAt === expected.draft.updatedAt && sameData(draft.data, expected.draft.data)
+}
+
+/** Same data: the very object handed out (frozen), else the same JSON text (see ExpectedText). */
+function sameData (a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b)
 }
 
 /** The values a write's unique fields (EntryInput.unique) hold that another entry could hold too. */

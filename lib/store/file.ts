@@ -33,7 +33,7 @@ import { compilePredicate, selectAfter, selectPage, sortCandidates, type Candida
 import { firstAfter } from '../query/keyset.js'
 import { instant, searchText, typedKey, valueAtPath, type Key } from '../query/values.js'
 import {
-  checkUniqueHolders, conditionsKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind, slugTaken, timestamps,
+  checkUniqueHolders, conditionsKey, entryChanged, entryMissing, holdsPrecondition, frozenEntry, isEntryStatus, isLookupValue, lookupKind, slugTaken, timestamps,
   silentLogger, uniqueValues, type StoreLogger, type StoreOptions
 } from './common.js'
 import { isTempFile } from '../durable.js'
@@ -687,6 +687,12 @@ export class FileStore implements ContentStore {
     const bucket = this.writableBucket(scope, collection, input)
     const current = bucket.effective(input.slug)
     if (current === undefined) throw entryMissing(input.slug, collection)
+    // EntryInput.expected: against the entry as the writes decided before this leave it (in
+    // flight ones included), and the draft as saved (one process writes here: the pipeline's
+    // entry lock orders a draft's save and its publish).
+    if (input.expected !== undefined && !holdsPrecondition(input.expected, current.entry, this.drafts.get(draftFile(bucket.dir, input.slug)))) {
+      throw entryChanged(input.slug, collection)
+    }
     this.checkUnique(bucket, input)
     const rec = record(input.slug, input.status, detach(input.data), current.entry.createdAt, this.now())
     return { entry: rec.entry, seq: await this.write(bucket, input.slug, rec, input) }

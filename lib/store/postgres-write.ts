@@ -6,13 +6,21 @@
 // pipeline still run), and the record's CTEs run only when the row's did. So the store can send
 // every write of a batch at once and read the decisions afterwards.
 //
+// An update built from what its caller read (EntryInput.expected) is gated on that too: `found`
+// says whether the stored row (and the pending draft a publish read) is still exactly that
+// (`fresh`), and the row is written only when it is, so a write another process committed since
+// the read refuses this one (EntryChanged) instead of being overwritten. Part of the one
+// statement: no extra round trip.
+//
 // Code that must run after the row is written, in the same savepoint (a version kept, a draft
 // cleared), goes in as one more CTE of `writeStatement`, reading `row` (empty when the write did
 // not happen), as the record does.
 import { postgresDialect } from '../query/postgres-dialect.js'
 import { sqlBuilder, type Params } from '../query/sql.js'
 import { isCollectionName } from './names.js'
-import { checkUniqueHolders, entryMissing, lookupKind, slugTaken, type Applied, type DeleteOperation, type WriteOperation } from './common.js'
+import {
+  checkUniqueHolders, entryChanged, entryMissing, lookupKind, slugTaken, type Applied, type DeleteOperation, type ExpectedText, type WriteOperation
+} from './common.js'
 import { removalCtes, versionCtes } from './postgres-editorial.js'
 import type { Change } from '../../types/changes.js'
 import type { FieldRef } from '../../types/query.js'
@@ -25,6 +33,8 @@ export interface PgWriteOperation extends WriteOperation {
   /** EntryInput.keepVersions (0: none) and clearDraft: done by the write's statement (postgres-editorial.ts `versionCtes`). */
   keepVersions: number
   clearDraft: boolean
+  /** An update's precondition (EntryInput.expected) as text (common.ts `expectedText`); null: none. */
+  expected: ExpectedText | null
 }
 
 export type PgOperation = PgWriteOperation | DeleteOperation
@@ -36,6 +46,8 @@ export type RecordCtes = (gate: string, change: Change, params: Params) => strin
 export interface WriteRow {
   /** update: the row's created_at before the statement (null: no such entry). */
   found?: string | null
+  /** update with a precondition: whether the row (and draft) were still as expected (null: no such entry). */
+  fresh?: boolean | null
   /** create, update: the written row's created_at (null: not written). */
   written?: string | null
   /** The change's seq (null: nothing written). */
@@ -76,6 +88,21 @@ function heldCte (op: PgWriteOperation, params: Params): { cte: string, gate: st
   return { cte: `held AS (SELECT ${columns.join(', ')})`, gate: ` AND NOT EXISTS (SELECT 1 FROM held WHERE ${taken})` }
 }
 
+/**
+ * Whether the entry's row (the one `found` reads) is still as the update's caller read it: its
+ * status, updated_at and `doc` text (see common.ts ExpectedText), and with a draft read, the
+ * draft's updated_at and `doc` text.
+ */
+function freshSql (op: PgWriteOperation, expected: ExpectedText, params: Params): string {
+  params.push(expected.status, expected.updatedAt, expected.json)
+  let draft = ''
+  if (expected.draft !== null) {
+    params.push(...keyParams(op), expected.draft.updatedAt, expected.draft.json)
+    draft = ` AND EXISTS (SELECT 1 FROM entry_drafts WHERE ${KEY_SQL} AND updated_at = ? AND doc = ?)`
+  }
+  return `(status = ? AND updated_at = ? AND doc = ?${draft})`
+}
+
 /** The row's CTE `row` of a write, returning created_at (nothing when the write did not happen). */
 function rowCte (op: PgOperation, gate: string, params: Params): string {
   switch (op.kind) {
@@ -111,14 +138,20 @@ export function writeStatement (op: PgOperation, recordCtes: RecordCtes): { text
   const params: Params = []
   const ctes: string[] = []
   const outputs = ['(SELECT seq FROM rec) AS seq']
+  let gate = ''
   if (op.kind === 'update') {
+    const fresh = op.expected === null ? '' : `, ${freshSql(op, op.expected, params)} AS fresh`
     params.push(...keyParams(op))
-    ctes.push(`found AS (SELECT created_at FROM entries WHERE ${KEY_SQL})`)
+    ctes.push(`found AS (SELECT created_at${fresh} FROM entries WHERE ${KEY_SQL})`)
     outputs.push('(SELECT created_at FROM found) AS found')
+    if (op.expected !== null) {
+      outputs.push('(SELECT fresh FROM found) AS fresh')
+      gate = ' AND (SELECT fresh FROM found)'
+    }
   }
   const held = op.kind === 'delete' ? null : heldCte(op, params)
   if (held !== null) ctes.push(held.cte)
-  ctes.push(rowCte(op, held?.gate ?? '', params))
+  ctes.push(rowCte(op, gate + (held?.gate ?? ''), params))
   if (op.kind !== 'delete') outputs.push('(SELECT created_at FROM row) AS written')
   ctes.push(recordCtes('row', changeOf(op), params))
   const editorial = op.kind === 'delete'
@@ -130,13 +163,14 @@ export function writeStatement (op: PgOperation, recordCtes: RecordCtes): { text
 }
 
 /**
- * What the rules decided, from the statement's row: throws the refusal (a missing entry before a
- * clash for an update, a clash before a taken slug for a create), else what the write did.
+ * What the rules decided, from the statement's row: throws the refusal (a missing entry, then a
+ * changed one, before a clash for an update, a clash before a taken slug for a create), else what the write did.
  */
 export function decideWrite (op: PgOperation, row: WriteRow): Applied {
   const seq = row.seq === null ? null : Number(row.seq)
   if (op.kind === 'delete') return { seq }
   if (op.kind === 'update' && (row.found ?? null) === null) throw entryMissing(op.slug, op.collection)
+  if (op.kind === 'update' && op.expected !== null && row.fresh !== true) throw entryChanged(op.slug, op.collection)
   checkUniqueHolders(op.unique.map(([path], i) => [path, row[`h${i}`] ?? null] as const))
   // Not written, with its entry found (an update) and no value held: a create's slug is taken.
   if (row.written === null || row.written === undefined || seq === null) throw slugTaken(op.slug, op.collection)

@@ -28,7 +28,7 @@ import { positionOf } from '../query/keyset.js'
 import { sqlBuilder, type Params } from '../query/sql.js'
 import { searchText } from '../query/values.js'
 import {
-  frozenEntry, isEntryStatus, isLookupValue, silentLogger, timestamps, uniqueValues, type StoreLogger, type StoreOptions,
+  expectedText, frozenEntry, isEntryStatus, isLookupValue, silentLogger, timestamps, uniqueValues, type StoreLogger, type StoreOptions,
   indexedFields, type Applied, type Pending as PendingWrite
 } from './common.js'
 import { decideWrite, holderSql, writeStatement, type PgOperation, type PgWriteOperation, type WriteRow } from './postgres-write.js'
@@ -797,7 +797,8 @@ function writeOperation (kind: 'create' | 'update', scope: Scope, collection: st
     at,
     unique: uniqueValues(input),
     keepVersions: input.keepVersions ?? 0,
-    clearDraft: input.clearDraft === true
+    clearDraft: input.clearDraft === true,
+    expected: kind === 'update' ? expectedText(input.expected) : null
   }
 }
 

@@ -32,7 +32,7 @@ import { afterSegments, conditionsSql, indexKeySql, orderSql, keySql, type Param
 import { searchText } from '../query/values.js'
 import {
   CollectionCache, checkUniqueHolders, conditionsKey, entryMissing, frozenEntry, isEntryStatus, isLookupValue, lookupKind,
-  slugTaken, timestamps, silentLogger, uniqueValues, type StoreLogger, type StoreOptions,
+  slugTaken, timestamps, silentLogger, uniqueValues, entryChanged, expectedText, type ExpectedText, type StoreLogger, type StoreOptions,
   indexedFields, type Applied, type DeleteOperation, type Pending as PendingWrite, type WriteOperation
 } from './common.js'
 import { checkBucket, assertStoredSlug, isCollectionName, isSlug } from './names.js'
@@ -113,6 +113,8 @@ interface EntryWrite extends WriteOperation {
   /** EntryInput.keepVersions (0: no version). */
   keepVersions: number
   clearDraft: boolean
+  /** An update's precondition (EntryInput.expected) as text (common.ts `expectedText`); null: none. */
+  expected: ExpectedText | null
 }
 
 /** An editorial write (a draft, a schedule, a claim): run in its own savepoint of the batch, like an entry write. */
@@ -837,7 +839,7 @@ export class SqliteStore implements ContentStore {
     const keepVersions = input.keepVersions ?? 0
     if (!Number.isSafeInteger(keepVersions) || keepVersions < 0) throw new RangeError('keepVersions must be a non-negative integer')
     const op: WriteOperation = { kind, locale: localeKey(scope), scope, collection, slug: input.slug, status: input.status, json, search: searchText(input.data), at, unique }
-    return { ...op, keepVersions, clearDraft: input.clearDraft === true }
+    return { ...op, keepVersions, clearDraft: input.clearDraft === true, expected: kind === 'update' ? expectedText(input.expected) : null }
   }
 
   private enqueue (op: Operation): Promise<Applied> {
@@ -911,6 +913,25 @@ export class SqliteStore implements ContentStore {
     // The collection is written into the SQL, never bound: a bound value compared with the
     // partial indexes' `collection = '<name>'` makes SQLite re-plan the statement at every call.
     const update = (collection: string): Statement => this.statement(`UPDATE entries SET status = ?, updated_at = ?, data = ? WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug = ? RETURNING id, created_at`)
+    // An update with a precondition (EntryInput.expected) changes the row only when it, and with
+    // a draft read the pending draft, are still exactly as read: the stored texts compared with
+    // the texts of what was read (see common.ts ExpectedText). Nothing changed: a missing entry
+    // or a changed one (`exists` tells them apart, only then).
+    const draftHeld = (collection: string): string =>
+      `EXISTS (SELECT 1 FROM drafts d WHERE d.environment = ? AND d.collection = '${collection}' AND d.locale = ? AND d.slug = ? AND d.updated_at = ? AND d.data = ?)`
+    const guarded = (collection: string, draft: boolean): Statement => this.statement(`UPDATE entries SET status = ?, updated_at = ?, data = ?
+      WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug = ? AND status = ? AND updated_at = ? AND data = ?${draft ? ` AND ${draftHeld(collection)}` : ''} RETURNING id, created_at`)
+    const exists = (collection: string): Statement => this.statement(`SELECT 1 FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug = ?`)
+    const updateRow = (op: EntryWrite): { id: number, created_at: string } | undefined => {
+      const env = op.scope.environment
+      const { expected } = op
+      if (expected === null) return update(op.collection).get(op.status, op.at, op.json, env, op.locale, op.slug) as { id: number, created_at: string } | undefined
+      const values: unknown[] = [op.status, op.at, op.json, env, op.locale, op.slug, expected.status, expected.updatedAt, expected.json]
+      if (expected.draft !== null) values.push(env, op.locale, op.slug, expected.draft.updatedAt, expected.draft.json)
+      const row = guarded(op.collection, expected.draft !== null).get(...values) as { id: number, created_at: string } | undefined
+      if (row === undefined && exists(op.collection).get(env, op.locale, op.slug) !== undefined) throw entryChanged(op.slug, op.collection)
+      return row
+    }
     const remove = (collection: string): Statement => this.statement(`DELETE FROM entries WHERE environment = ? AND collection = '${collection}' AND locale = ? AND slug = ? RETURNING id`)
     const setSearch = db.prepare('INSERT OR REPLACE INTO entry_search (id, search) VALUES (?, ?)')
     const removeSearch = db.prepare('DELETE FROM entry_search WHERE id = ?')
@@ -949,7 +970,7 @@ export class SqliteStore implements ContentStore {
           return { seq: record(op, op.status) }
         }
         case 'update': {
-          const row = update(op.collection).get(op.status, op.at, op.json, env, op.locale, op.slug) as { id: number, created_at: string } | undefined
+          const row = updateRow(op)
           if (row === undefined) throw entryMissing(op.slug, op.collection)
           // After the row's own change, which the check excludes; a clash undoes the savepoint.
           checkUnique(op)

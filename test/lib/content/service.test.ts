@@ -3,7 +3,7 @@
 // events and serialization. The real stores and models are exercised through HTTP in
 // test/routes/content*.test.ts.
 import t, { type Test } from 'tap'
-import { COLLECTION_NOT_FOUND, type ContentReferences, type ContentService } from '../../../lib/content/service.js'
+import { COLLECTION_NOT_FOUND, UPDATE_ATTEMPTS, type ContentReferences, type ContentService } from '../../../lib/content/service.js'
 import { CmsError, type ErrorCode } from '../../../lib/errors.js'
 import { etagOf } from '../../../lib/etag.js'
 import { ResponseCache } from '../../../lib/cache.js'
@@ -445,4 +445,73 @@ t.test('slugCheck: the six rules', async t => {
   t.same([chars.valid, chars.available, chars.normalized], [false, false, '!!!'])
   t.match(chars.error, /only contain/)
   t.same((await service.slugCheck(scope, 'posts', '-', '')).available, false, 'normalizes to empty')
+})
+
+// ---- another process writing between the read and the write (EntryInput.expected) -------------
+
+/** Writes the entry behind the pipeline's back, as another replica would: the store directly, no precondition. */
+async function writeElsewhere (store: MemoryStore, slug: string, change: (data: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
+  const stored = await store.get(scope, 'posts', slug) as StoredEntry
+  await store.update(scope, 'posts', { slug, status: stored.status, data: change(structuredClone(stored.data)) })
+}
+
+t.test('an update refused as stale is run again from its read: both changes are kept', async t => {
+  const { service, store, events } = setup()
+  await service.create(scope, 'posts', { _slug: 'p', title: 'T', seo: { title: 'old' } })
+  events.length = 0
+  let raced = 0
+  store.beforeUpdate = async (_scope, _collection, input) => {
+    if (input.expected === undefined || raced++ > 0) return
+    await writeElsewhere(store, 'p', data => ({ ...data, tags: ['b'] }))
+  }
+  const written = await service.patch(scope, 'posts', 'p', { seo: { description: 'mine' } })
+  t.same(written.entry.data.tags, ['b'], 'the other write is kept')
+  t.same(written.entry.data.seo, { title: 'old', description: 'mine' }, 'and this one merged into it')
+  t.same((await store.get(scope, 'posts', 'p'))?.data, written.entry.data)
+  t.equal(store.calls.filter(c => c === 'update posts/p').length, 3, 'the other write, the refused try, the retry')
+  t.equal(events.length, 1, 'one event: only the write that committed is announced')
+  t.same(events.map(e => e.seq), [(await store.changes.latestSeq())], 'the committed write\'s seq')
+})
+
+t.test('an update that keeps losing gives up with 409 after UPDATE_ATTEMPTS tries', async t => {
+  const { service, store, events } = setup()
+  await service.create(scope, 'posts', { _slug: 'p', title: 'T' })
+  events.length = 0
+  let tries = 0
+  store.beforeUpdate = async (_scope, _collection, input) => {
+    if (input.expected === undefined) return
+    tries++
+    await writeElsewhere(store, 'p', data => ({ ...data, title: `other ${tries}` }))
+  }
+  await rejectsWith(t, service.patch(scope, 'posts', 'p', { title: 'mine' }), 'CONFLICT', /changed by another request while this one was applied; try again/)
+  t.equal(tries, UPDATE_ATTEMPTS)
+  t.equal((await store.get(scope, 'posts', 'p'))?.data.title, `other ${UPDATE_ATTEMPTS}`, 'nothing of the refused update is stored')
+  t.same(events, [], 'no event')
+})
+
+t.test('a publish refused because the draft was saved again since publishes the newer draft', async t => {
+  const { service, store, events } = setup()
+  await service.create(scope, 'posts', { _slug: 'p', title: 'live' })
+  await service.putDraft(scope, 'posts', 'p', { title: 'draft 1' })
+  events.length = 0
+  let raced = 0
+  store.beforeUpdate = async (_scope, _collection, input) => {
+    if (input.expected?.draft === undefined || raced++ > 0) return
+    await store.putDraft(scope, 'posts', 'p', { ...input.expected.draft.data, title: 'draft 2' })
+  }
+  const written = await service.publishDraft(scope, 'posts', 'p')
+  t.equal(written.entry.data.title, 'draft 2', 'the draft saved in between is what is published, not dropped')
+  t.equal(await store.getDraft(scope, 'posts', 'p'), undefined, 'and it is gone')
+  t.equal(events.length, 1)
+})
+
+t.test('on one process no update is ever retried: every update names what it read, and it holds', async t => {
+  const { service, store } = setup()
+  await service.create(scope, 'posts', { _slug: 'p', title: 'T', tags: [] })
+  const refused: string[] = []
+  store.beforeUpdate = async (_scope, _collection, input) => { if (input.expected === undefined) refused.push('no precondition') }
+  await Promise.all(['a', 'b', 'c'].map(async tag => await service.patch(scope, 'posts', 'p', { title: tag })))
+  await service.update(scope, 'posts', 'p', { title: 'put' })
+  t.same(refused, [])
+  t.equal(store.calls.filter(c => c === 'update posts/p').length, 4, 'one store update per request')
 })

@@ -7,6 +7,7 @@ import t, { type Test } from 'tap'
 import { CmsError } from '../../../lib/errors.js'
 import { parseListQuery } from '../../../lib/query/parse.js'
 import { PostgresStore, type StoreOptions } from '../../../lib/store/index.js'
+import { isEntryChanged } from '../../../lib/store/common.js'
 import type { ResolvedSchema } from '../../../types/schema.js'
 import type { Scope } from '../../../types/scope.js'
 import type { ChangeFilter, ChangeRecord } from '../../../types/changes.js'
@@ -266,6 +267,60 @@ for (const factory of storeFactories) {
       t.same(titles, ['a:A', 'd:Freed', 'e:E', 'held:Held'], 'exactly the accepted writes are stored')
     })
 
+    t.test('an update with a precondition (expected) applies only to the entry as it was read', async t => {
+      const store = await fresh(t)
+      await store.prepareCollection(schema)
+      await store.create(scope, 'posts', { ...uniqueInput('taken', { title: 'Taken' }) })
+      const { entry: v1 } = await store.create(scope, 'posts', { ...uniqueInput('p', { title: 'One', views: 1 }), keepVersions: 5 })
+      const { entry: v2 } = await store.update(scope, 'posts', { ...uniqueInput('p', { title: 'Two', views: 2 }), keepVersions: 5, expected: { entry: v1 } })
+      t.equal(v2.data.title, 'Two', 'a fresh precondition passes')
+      const seq = await store.changes.latestSeq()
+      const revision = store.revision(scope, 'posts')
+
+      const stale = async (what: string, expected: EntryInput['expected'], data: Record<string, unknown> = { title: 'Three' }): Promise<void> => {
+        const err = await rejectsWith(t, store.update(scope, 'posts', { ...uniqueInput('p', data), keepVersions: 5, expected }), 'CONFLICT', what)
+        t.ok(isEntryChanged(err), `${what}: told apart from a taken slug`)
+        t.match(err?.message, /changed by another request while this one was applied; try again/)
+      }
+      await stale('changed since it was read', { entry: v1 })
+      await stale('same time, other data (two writes in one millisecond)', { entry: { ...v2, data: { ...v2.data, views: 99 } } })
+      await stale('same time and data, other status', { entry: { ...v2, status: 'draft' } })
+      await stale('a stale precondition comes before a unique clash', { entry: v1 }, { title: 'Taken' })
+      t.same(await store.get(scope, 'posts', 'p'), v2, 'a refused update writes nothing')
+      t.equal(await store.changes.latestSeq(), seq, 'no change record')
+      t.equal(store.revision(scope, 'posts'), revision, 'nothing became visible')
+      t.equal((await store.versions(scope, 'posts', 'p', 5, 0, 5)).total, 2, 'no version')
+      await rejectsWith(t, store.update(scope, 'posts', { ...uniqueInput('none', {}), expected: { entry: v1 } }), 'NOT_FOUND', 'a missing entry is still a 404')
+
+      // Issued in one turn from one read: the first applies, the others find it changed.
+      const outcomes = await Promise.allSettled(['A', 'B', 'C'].map(async title =>
+        await store.update(scope, 'posts', { ...uniqueInput('p', { title }), expected: { entry: v2 } })))
+      t.same(slugsOf(outcomes), ['p', 'x:CONFLICT', 'x:CONFLICT'], 'writes in flight together: one wins')
+      t.equal((await store.get(scope, 'posts', 'p'))?.data.title, 'A')
+    })
+
+    t.test('a publish (clearDraft) with a precondition on the draft it read: a draft saved since refuses it and survives', async t => {
+      const store = await fresh(t)
+      const { entry: live } = await store.create(scope, 'posts', { ...input('p', { title: 'Live' }), keepVersions: 5 })
+      const first = await store.putDraft(scope, 'posts', 'p', { title: 'Draft 1' })
+      // Saved again, perhaps within the same millisecond: its data tells it apart.
+      const second = await store.putDraft(scope, 'posts', 'p', { title: 'Draft 2' })
+      const seq = await store.changes.latestSeq()
+      const publish = (draft: typeof first): EntryInput => ({ ...input('p', draft.data), keepVersions: 5, clearDraft: true, expected: { entry: live, draft } })
+      const err = await rejectsWith(t, store.update(scope, 'posts', publish(first)), 'CONFLICT', 'publishing a stale draft')
+      t.ok(isEntryChanged(err))
+      t.same((await store.getDraft(scope, 'posts', 'p'))?.data, { title: 'Draft 2' }, 'the newer draft survives')
+      t.same(await store.get(scope, 'posts', 'p'), live, 'the entry is untouched')
+      t.equal(await store.changes.latestSeq(), seq, 'no change record')
+      t.equal((await store.versions(scope, 'posts', 'p', 5, 0, 5)).total, 1, 'no version')
+
+      const { entry } = await store.update(scope, 'posts', publish(second))
+      t.equal(entry.data.title, 'Draft 2', 'the draft as read is published')
+      t.equal(await store.getDraft(scope, 'posts', 'p'), undefined, 'and removed')
+      await rejectsWith(t, store.update(scope, 'posts', { ...input('p', { title: 'Again' }), clearDraft: true, expected: { entry, draft: second } }), 'CONFLICT', 'the draft read is gone')
+      t.equal((await store.get(scope, 'posts', 'p'))?.data.title, 'Draft 2')
+    })
+
     if (factory.sharesData) {
       t.test('two stores on one database: the write decides against the other one\'s commits', async t => {
         const dataDir = path.join(tempDir(t), 'data')
@@ -286,6 +341,22 @@ for (const factory of storeFactories) {
         t.same([z1, z2].sort(), ['x:CONFLICT', 'z'], 'one slug, one winner')
         const winner = x === 'x' ? 'x' : 'y'
         t.equal((await (winner === 'x' ? two : one).get(scope, 'posts', winner))?.data.title, 'Shared', 'each sees the other\'s commits')
+      })
+    }
+
+    if (factory.sharesData) {
+      t.test('two stores on one database: an update built on a read the other store has overwritten since is refused', async t => {
+        const dataDir = path.join(tempDir(t), 'data')
+        const one = await open(t, dataDir)
+        const two = await open(t, dataDir)
+        const { entry: read } = await one.create(scope, 'posts', input('p', { tags: ['one'] }))
+        const { entry: other } = await two.update(scope, 'posts', { ...input('p', { tags: ['one', 'two'] }), expected: { entry: read } })
+        await rejectsWith(t, one.update(scope, 'posts', { ...input('p', { tags: ['one', 'three'] }), expected: { entry: read } }), 'CONFLICT', 'the lost update is refused')
+        t.same(await one.get(scope, 'posts', 'p'), other, 'the other store\'s write stands')
+        const draft = await one.putDraft(scope, 'posts', 'p', { tags: ['d1'] })
+        await two.putDraft(scope, 'posts', 'p', { tags: ['d2'] })
+        await rejectsWith(t, one.update(scope, 'posts', { ...input('p', draft.data), clearDraft: true, expected: { entry: other, draft } }), 'CONFLICT', 'a draft saved by the other store')
+        t.same((await two.getDraft(scope, 'posts', 'p'))?.data, { tags: ['d2'] }, 'survives')
       })
     }
 
