@@ -82,11 +82,20 @@ export interface SlugCheckResult {
 export const COLLECTION_NOT_FOUND = 'Collection not found.'
 
 /**
- * How many times an update is tried from its reads when the store refuses it because another
+ * How long an update is tried again from its reads while the store refuses it because another
  * process wrote the entry (or its draft) since (EntryInput.expected); then the store's 409 is the
- * answer. Each retry first waits a few random milliseconds, so two racing replicas drift apart.
+ * answer. A bound in time, not in tries: a replica losing every round to another's burst of
+ * writes to the same entry gets its turn once the burst drains, however many rounds that takes.
  */
-export const UPDATE_ATTEMPTS = 8
+export const UPDATE_RETRY_MS = 5000
+
+/**
+ * The wait before an update's try `attempt + 1`: random below a cap that doubles from 2 ms up to
+ * 64 ms (full jitter), so replicas racing for one entry drift apart rather than collide again.
+ */
+export function updateRetryDelay (attempt: number): number {
+  return Math.random() * Math.min(64, 2 ** attempt)
+}
 
 export interface ContentServiceOptions {
   registry: Pick<SchemaRegistry, 'collection'>
@@ -102,6 +111,8 @@ export interface ContentServiceOptions {
   bodies: BodyPool
   /** CMS_REVISIONS: versions kept per entry (contract §13); 0 keeps none. Default 50, the setting's. */
   revisions?: number
+  /** How long a refused update is tried again (see UPDATE_RETRY_MS, the default). */
+  updateRetryMs?: number
 }
 
 export class ContentService {
@@ -112,6 +123,7 @@ export class ContentService {
   private readonly emit: ContentServiceOptions['emit']
   private readonly renderer: Renderer
   private readonly revisions: number
+  private readonly updateRetryMs: number
   /** Versions, drafts and the scheduler's publish and unpublish (contract §13), over the steps below. */
   private readonly editorial: Editorial
   /**
@@ -135,6 +147,7 @@ export class ContentService {
     this.emit = options.emit
     this.renderer = new Renderer({ cache: options.cache, references: options.references, texts: options.texts, bodies: options.bodies })
     this.revisions = options.revisions ?? DEFAULT_REVISIONS
+    this.updateRetryMs = options.updateRetryMs ?? UPDATE_RETRY_MS
     this.editorial = new Editorial(this.store, this.revisions, {
       model: collection => this.model(collection),
       locked: async (scope, collection, slug, task) => await this.updating(scope, collection, slug, task),
@@ -222,18 +235,20 @@ export class ContentService {
   /**
    * Runs an update's `task` (its reads, checks and write) under the entry's lock, and again from
    * its reads while the store refuses the write as built on what another process changed since
-   * (EntryChanged), up to UPDATE_ATTEMPTS times in all. Only the write that committed goes on to
-   * the cache, the index and the event: a refused one did nothing.
+   * (EntryChanged), for up to `updateRetryMs`. Only the write that committed goes on to the cache,
+   * the index and the event: a refused one did nothing.
    */
   private async updating<T> (scope: Scope, collection: string, slug: string, task: () => Promise<T>): Promise<T> {
     return await this.entryLocks.run(entryKey(scope, collection, slug), async () => {
+      const deadline = Date.now() + this.updateRetryMs
       for (let attempt = 1; ; attempt++) {
         try {
           return await task()
         } catch (err) {
-          if (!isEntryChanged(err) || attempt >= UPDATE_ATTEMPTS) throw err
+          const delay = updateRetryDelay(attempt)
+          if (!isEntryChanged(err) || Date.now() + delay >= deadline) throw err
+          await sleep(delay)
         }
-        await sleep(Math.random() * 2 * attempt)
       }
     })
   }

@@ -3,7 +3,7 @@
 // events and serialization. The real stores and models are exercised through HTTP in
 // test/routes/content*.test.ts.
 import t, { type Test } from 'tap'
-import { COLLECTION_NOT_FOUND, UPDATE_ATTEMPTS, type ContentReferences, type ContentService } from '../../../lib/content/service.js'
+import { COLLECTION_NOT_FOUND, updateRetryDelay, type ContentReferences, type ContentService } from '../../../lib/content/service.js'
 import { CmsError, type ErrorCode } from '../../../lib/errors.js'
 import { etagOf } from '../../../lib/etag.js'
 import { ResponseCache } from '../../../lib/cache.js'
@@ -473,8 +473,10 @@ t.test('an update refused as stale is run again from its read: both changes are 
   t.same(events.map(e => e.seq), [(await store.changes.latestSeq())], 'the committed write\'s seq')
 })
 
-t.test('an update that keeps losing gives up with 409 after UPDATE_ATTEMPTS tries', async t => {
-  const { service, store, events } = setup()
+t.test('an update that keeps losing gives up with 409 once its retry time is over', async t => {
+  const store = new MemoryStore()
+  const events: ContentEvent[] = []
+  const service = contentService([postsModel()], store, events, { updateRetryMs: 300 })
   await service.create(scope, 'posts', { _slug: 'p', title: 'T' })
   events.length = 0
   let tries = 0
@@ -483,10 +485,21 @@ t.test('an update that keeps losing gives up with 409 after UPDATE_ATTEMPTS trie
     tries++
     await writeElsewhere(store, 'p', data => ({ ...data, title: `other ${tries}` }))
   }
+  const started = Date.now()
   await rejectsWith(t, service.patch(scope, 'posts', 'p', { title: 'mine' }), 'CONFLICT', /changed by another request while this one was applied; try again/)
-  t.equal(tries, UPDATE_ATTEMPTS)
-  t.equal((await store.get(scope, 'posts', 'p'))?.data.title, `other ${UPDATE_ATTEMPTS}`, 'nothing of the refused update is stored')
+  const took = Date.now() - started
+  t.ok(took >= 200 && took < 1000, `tried for its retry time, not longer (${took} ms)`)
+  t.ok(tries > 8, `tried again and again within it (${tries} tries)`)
+  t.equal((await store.get(scope, 'posts', 'p'))?.data.title, `other ${tries}`, 'nothing of the refused update is stored')
   t.same(events, [], 'no event')
+})
+
+t.test('the wait between tries: random, below a cap doubling from 2 ms to 64 ms', async t => {
+  for (const [attempt, cap] of [[1, 2], [2, 4], [5, 32], [6, 64], [20, 64]] as const) {
+    const waits = Array.from({ length: 200 }, () => updateRetryDelay(attempt))
+    t.ok(waits.every(w => w >= 0 && w < cap), `attempt ${attempt}: below ${cap} ms`)
+    t.ok(Math.max(...waits) > cap / 2, `attempt ${attempt}: spread over its range`)
+  }
 })
 
 t.test('a publish refused because the draft was saved again since publishes the newer draft', async t => {
