@@ -514,19 +514,22 @@ async function api (server: Running, method: string, url: string, body?: unknown
   return text === '' ? null : JSON.parse(text)
 }
 
+/** The collection of the entry, list and admin rows (entryBody's fields). */
+const BENCH_POST = {
+  name: 'bench_post',
+  default_sort: 'published_at',
+  fields: {
+    title: { field_type: 'string', required: true },
+    body: { field_type: 'text' },
+    category: { field_type: 'select', options: CATEGORIES },
+    score: { field_type: 'integer', min: 0 },
+    rank: { field_type: 'integer', unique: true },
+    published_at: { field_type: 'datetime' }
+  }
+}
+
 async function createSchemas (server: Running): Promise<void> {
-  await api(server, 'POST', '/api/schemas', {
-    name: 'bench_post',
-    default_sort: 'published_at',
-    fields: {
-      title: { field_type: 'string', required: true },
-      body: { field_type: 'text' },
-      category: { field_type: 'select', options: CATEGORIES },
-      score: { field_type: 'integer', min: 0 },
-      rank: { field_type: 'integer', unique: true },
-      published_at: { field_type: 'datetime' }
-    }
-  })
+  await api(server, 'POST', '/api/schemas', BENCH_POST)
   await api(server, 'POST', '/api/schemas', {
     name: 'bench_author',
     fields: { name: { field_type: 'string', required: true }, bio: { field_type: 'text' } }
@@ -1073,19 +1076,7 @@ async function adminListCollection (server: Running): Promise<void> {
   const res = await fetch(`${server.url}/api/schemas`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({
-      name: 'bench_post',
-      label: 'Bench posts',
-      default_sort: 'published_at',
-      fields: {
-        title: { field_type: 'string', required: true },
-        body: { field_type: 'text' },
-        category: { field_type: 'select', options: CATEGORIES },
-        score: { field_type: 'integer', min: 0 },
-        rank: { field_type: 'integer', unique: true },
-        published_at: { field_type: 'datetime' }
-      }
-    })
+    body: JSON.stringify({ ...BENCH_POST, label: 'Bench posts' })
   })
   if (res.status !== 201) throw new Error(`admin list schema: ${res.status} ${await res.text()}`)
   let i = 0
