@@ -38,6 +38,8 @@ export interface StoreOptions {
   databasePool?: number
   /** The PostgreSQL store's mark on the writes it announces (the cluster bus's origin: lib/cluster/bus.ts), so this process skips its own. */
   origin?: string
+  /** How long one of the PostgreSQL store's statements may run before the database counts as unreachable (default 15 s; tests shorten it). */
+  queryTimeoutMs?: number
 }
 
 export const ENTRY_STATUSES: readonly EntryStatus[] = ['draft', 'published']

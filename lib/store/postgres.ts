@@ -171,9 +171,11 @@ export class PostgresStore implements ContentStore {
       connectionString: this.url,
       max: this.poolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
+      query_timeout: this.options.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
       keepAlive: true,
       // A write's statements go out together (applyInSavepoint); each still gets its own result.
+      // A statement past query_timeout then ends its connection (node-postgres cannot take one
+      // answer out of a pipeline): see `checkedOut` for what that means to a connection in use.
       pipeline: true,
       application_name: 'lectern'
     })
@@ -300,16 +302,32 @@ export class PostgresStore implements ContentStore {
    * every process sharing the schema writes one such transaction at a time.
    */
   private async locked<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return await this.checkedOut(async client => await inLockedTransaction(client, this.identity?.writeLock, work))
+  }
+
+  /**
+   * `work` on a connection of the pool, kept from the other calls until it is done; a connection
+   * that failed is not reused. While it is checked out the pool no longer listens to it, so this
+   * does: a connection ended under `work` (the server went away, or a statement ran past
+   * query_timeout, which ends a pipelining connection) emits an error that, unheard, would end
+   * the process. Heard, it fails `work`'s statements, as any lost connection does.
+   */
+  private async checkedOut<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return await this.guard(async () => {
       const client = await this.openPool().connect()
       let failed = false
+      const lost = (err: Error): void => {
+        failed = true
+        this.unreachable(err)
+      }
+      client.on('error', lost)
       try {
-        return await inLockedTransaction(client, this.identity?.writeLock, work)
+        return await work(client)
       } catch (err) {
         failed = true
         throw err
       } finally {
-        // A connection that failed mid-transaction is not reused.
+        client.removeListener('error', lost)
         client.release(failed)
       }
     })
@@ -331,20 +349,15 @@ export class PostgresStore implements ContentStore {
    * it throws), without the store's write lock: a service takes its own advisory lock if it needs one.
    */
   async transaction<T> (work: (client: Queryable) => Promise<T>): Promise<T> {
-    return await this.guard(async () => {
-      const client = await this.openPool().connect()
-      let failed = false
+    return await this.checkedOut(async client => {
+      await client.query('BEGIN')
       try {
-        await client.query('BEGIN')
         const result = await work(client)
         await client.query('COMMIT')
         return result
       } catch (err) {
-        failed = true
         await client.query('ROLLBACK').catch(() => {})
         throw err
-      } finally {
-        client.release(failed)
       }
     })
   }

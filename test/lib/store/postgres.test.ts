@@ -217,6 +217,27 @@ t.test('postgres store', async t => {
     t.ok(await store.get(scope, 'posts', 'b'))
   })
 
+  t.test('a write waiting on the write lock past the query timeout: UNAVAILABLE, the process lives on, the store writes again', async t => {
+    // node-postgres ends a pipelining connection whose statement ran past query_timeout; the
+    // connection was checked out (the write's transaction), so its 'error' event had no listener
+    // and ended the process: seen when index builds held the write lock for a minute.
+    const [store] = await replicas(t, 1, { queryTimeoutMs: 300 }) as [PostgresStore]
+    await store.open()
+    const holder = new pg.Client({ connectionString: (store as unknown as { url: string }).url })
+    await holder.connect()
+    t.teardown(async () => { await holder.end() })
+    await holder.query('BEGIN')
+    await holder.query("SELECT pg_advisory_xact_lock(hashtextextended('lectern:write:' || current_schema(), 0))")
+    const late = await store.create(scope, 'posts', input('late')).then(() => null, (err: unknown) => err)
+    t.equal((late as CmsError | null)?.code, 'UNAVAILABLE', 'the write that waited too long is UNAVAILABLE')
+    // The ended connection's events come after the answer: give them time to arrive.
+    await new Promise(resolve => setTimeout(resolve, 500))
+    await holder.query('ROLLBACK')
+    await store.create(scope, 'posts', input('after'))
+    t.ok(await store.get(scope, 'posts', 'after'), 'the store writes again')
+    t.equal(await store.get(scope, 'posts', 'late'), undefined, 'the refused write wrote nothing')
+  })
+
   t.test('a database that never answered: open rejects UNAVAILABLE', async t => {
     const closed = await new Promise<number>(resolve => {
       const server = net.createServer().listen(0, '127.0.0.1', () => {
