@@ -157,10 +157,15 @@ export class PostgresEditorial {
     return toDraft(doc, row.created_at, row.updated_at)
   }
 
+  /**
+   * Under the write lock, as putDraft: a discard then comes wholly before or after another
+   * process's publish of that draft, whose statement checks the draft it read is still there
+   * (EntryInput.expected). Without it, a discard committed while the publish ran went live.
+   */
   async deleteDraft (scope: Scope, collection: string, slug: string): Promise<boolean> {
     checkBucket(scope, collection)
     if (!isSlug(slug)) return false
-    const { rowCount } = await this.db.query(`DELETE FROM entry_drafts WHERE ${KEY_SQL}`, [scope.environment, collection, localeKey(scope), slug])
+    const { rowCount } = await this.db.locked(async client => await client.query(`DELETE FROM entry_drafts WHERE ${KEY_SQL}`, [scope.environment, collection, localeKey(scope), slug]))
     return (rowCount ?? 0) > 0
   }
 

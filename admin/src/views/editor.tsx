@@ -256,7 +256,8 @@ function EditorForm ({ schema, entry, pendingDraft, fixedSlug, initial, onCreate
 
   const showFailure = (err: unknown): void => {
     if (err instanceof ApiError && err.status === 422 && err.errors.length > 0) setMessages(err.errors)
-    else if (err instanceof ApiError && err.status === 409) setMessages([`_slug: ${err.message}`])
+    // A create's 409 is its slug; an update's is another request's write (or a draft entry), not the slug's.
+    else if (err instanceof ApiError && err.status === 409) setMessages([isNew ? `_slug: ${err.message}` : err.message])
     else if (err instanceof ApiError && err.status === 400 && /slug/i.test(err.message)) setMessages([`_slug: ${err.message}`])
     else setMessages([describeError(err)])
   }

@@ -114,11 +114,17 @@ function Comparison ({ schema, entry, initial, hasDraft, dirty, canWrite, onRest
     setRestoring(true)
     try {
       const restored = await api.post<Entry>(`${base}/versions/${n}/restore`, undefined, scopeQuery(scope))
-      if (hasDraft) {
-        try { await api.delete(`${base}/draft`, scopeQuery(scope)) } catch (err) { if (!isNotFound(err)) throw err }
-      }
-      notify(`Restored version ${n} of “${entryTitle(restored, displayField(schema))}” (${restored._status}).`)
+      // The editor shows what is stored now, whatever becomes of the draft: a form left on the
+      // old entry would save over the restore.
       onRestored(restored)
+      notify(`Restored version ${n} of “${entryTitle(restored, displayField(schema))}” (${restored._status}).`)
+      if (hasDraft) {
+        try {
+          await api.delete(`${base}/draft`, scopeQuery(scope))
+        } catch (err) {
+          if (!isNotFound(err)) notify(`Restored, but the pending draft was not discarded: ${describeError(err)}`, 'error')
+        }
+      }
     } catch (err) {
       notify(`Not restored: ${describeError(err)}`, 'error')
       setRestoring(false)
